@@ -1,0 +1,71 @@
+// A kernel family: one template in kernel_templates/<name>.cu plus the host-side facts about it
+// (its knobs, the constraints that prune them, which problems it can run and how to launch it).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "space/knobs.hpp"
+#include "space/problem.hpp"
+
+namespace sgt {
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+// How to launch one configuration on one problem. sgemm_main always runs; sgemm_reduce runs after
+// it when has_reduce (split-K), on the same stream.
+struct LaunchGeometry {
+  Dim3 grid, block;
+  unsigned smem_bytes = 0;  // dynamic shared memory of sgemm_main, bytes
+  int k_splits = 1;
+  int k_slice = 0;          // K elements per split (0: all of K)
+  bool has_reduce = false;
+  Dim3 reduce_grid, reduce_block;
+  std::size_t workspace_floats = 0;  // device workspace sgemm_main needs, in floats
+};
+
+// Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).
+struct DeviceLimits {
+  int cc = 90;
+  int sm_count = 132;
+  int max_threads_per_block = 1024;
+  int smem_optin_bytes = 232448;  // 227 KB
+  int regs_per_sm = 65536;
+  int max_regs_per_thread = 255;
+};
+
+struct Constraint {
+  std::string name;                          // "threads_in_range"
+  std::function<bool(const Knobs&)> holds;
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  virtual std::string name() const = 0;  // "f1_simt": also the template's file stem
+  virtual std::vector<std::string> knob_names() const = 0;
+  // Named predicates over the knobs; a configuration is valid when every one holds.
+  virtual std::vector<Constraint> constraints(const DeviceLimits& limits) const = 0;
+  // Empty when this configuration can run the problem; else why not (alignment, transposes...).
+  virtual std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const = 0;
+  // NVRTC -D definitions: the knobs plus problem-class macros (TRANS_A, TRANS_B, ALIGN).
+  virtual std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const = 0;
+  virtual LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const = 0;
+  // Smaller is simpler; a timing tie goes to the simpler configuration.
+  virtual int complexity(const Knobs& knobs) const = 0;
+};
+
+// Every registered family, in a fixed order.
+const std::vector<const Family*>& families();
+// The family of that name; throws sgt::Error(invalid_value) when there is none.
+const Family& find_family(std::string_view name);
+
+// The first constraint that fails, or empty when the configuration is valid.
+std::string failed_constraint(const Family& family, const Knobs& knobs, const DeviceLimits& limits);
+
+}  // namespace sgt
