@@ -1,0 +1,71 @@
+// A table of (key, field) pairs keeps the YAML names identical to the struct members.
+#include "config/tuning_settings.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+#include "common/error.hpp"
+
+namespace sgt {
+namespace {
+
+using Field = std::variant<int*, double*, std::string*>;
+
+std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
+  MeasureSettings& m = s.measure;
+  return {
+      {"screen_warmup_ms", &m.screen_warmup_ms}, {"screen_budget_ms", &m.screen_budget_ms},
+      {"screen_min_samples", &m.screen_min_samples}, {"min_samples", &m.min_samples},
+      {"min_time_s", &m.min_time_s}, {"max_noise", &m.max_noise},
+      {"noise_convergence", &m.noise_convergence}, {"timeout_s", &m.timeout_s},
+      {"throttle_fraction", &m.throttle_fraction}, {"min_clock_sample_us", &m.min_clock_sample_us},
+      {"finalists", &m.finalists}, {"min_rounds", &m.min_rounds},
+      {"min_round_time_s", &m.min_round_time_s}, {"clock_policy", &m.clock_policy},
+      {"lock_clocks", &m.lock_clocks}, {"tolerance_factor", &s.verify.tolerance_factor},
+  };
+}
+
+}  // namespace
+
+TuningSettings parse_tuning_settings(const std::string& text, const std::string& file) {
+  TuningSettings settings;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: {}", file, e.mark.line + 1, e.msg));
+  }
+  if (root.IsNull()) return settings;
+  if (!root.IsMap()) throw Error(ErrorKind::invalid_value, fmt::format("{}:1: expected a mapping", file));
+  auto table = fields(settings);
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const int line = kv.first.Mark().line + 1;
+    const auto it = std::find_if(table.begin(), table.end(), [&](const auto& f) { return f.first == key; });
+    if (it == table.end())
+      throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: unknown setting '{}'", file, line, key));
+    try {
+      std::visit([&](auto* field) { *field = kv.second.as<std::remove_pointer_t<decltype(field)>>(); },
+                 it->second);
+    } catch (const YAML::Exception&) {
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("{}:{}: setting '{}' has an invalid value '{}'", file, line, key,
+                              kv.second.Scalar()));
+    }
+  }
+  return settings;
+}
+
+TuningSettings load_tuning_settings(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::invalid_value, fmt::format("{}: cannot open settings", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_tuning_settings(buffer.str(), path);
+}
+
+}  // namespace sgt

@@ -1,0 +1,48 @@
+// Launching through cuLaunchKernel: arguments are passed as the one SgemmArgs block.
+#include "jit/sgemm_kernel.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "cuda/driver_api.hpp"
+
+namespace sgt {
+
+SgemmKernel::SgemmKernel(std::string_view cubin) : module_(cubin) {
+  main_ = module_.function("sgemm_main");
+  reduce_ = module_.find_function("sgemm_reduce");
+}
+
+int SgemmKernel::attribute(CUfunction_attribute attr) const {
+  int value = 0;
+  SGT_CU_CHECK(driver().cuFuncGetAttribute(&value, attr, main_));
+  return value;
+}
+
+void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t stream) const {
+  const DriverApi& api = driver();
+  // Opting in above 48 KB is a per-function attribute; raise it once, the first time it is needed.
+  const int needed = static_cast<int>(g.smem_bytes);
+  if (needed > smem_limit_.load(std::memory_order_acquire)) {
+    std::lock_guard lock(smem_mutex_);
+    if (needed > smem_limit_.load(std::memory_order_relaxed)) {
+      SGT_CU_CHECK(api.cuFuncSetAttribute(main_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          needed));
+      smem_limit_.store(needed, std::memory_order_release);
+    }
+  }
+  args.k_splits = g.k_splits;
+  args.k_slice = g.k_slice > 0 ? g.k_slice : args.k;
+  void* params[] = {&args};
+  SGT_CU_CHECK(api.cuLaunchKernel(main_, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
+                                  g.block.z, g.smem_bytes, reinterpret_cast<CUstream>(stream),
+                                  params, nullptr));
+  if (g.has_reduce) {
+    if (!reduce_) throw Error(ErrorKind::internal, "split-K geometry but the module has no sgemm_reduce");
+    SGT_CU_CHECK(api.cuLaunchKernel(reduce_, g.reduce_grid.x, g.reduce_grid.y, g.reduce_grid.z,
+                                    g.reduce_block.x, g.reduce_block.y, g.reduce_block.z, 0,
+                                    reinterpret_cast<CUstream>(stream), params, nullptr));
+  }
+}
+
+}  // namespace sgt

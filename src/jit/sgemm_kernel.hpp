@@ -1,0 +1,34 @@
+// A compiled SGEMM configuration loaded on the current device, and how to launch it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <mutex>
+#include <string_view>
+
+#include "cuda/module.hpp"
+#include "sgemm_args.h"
+#include "space/family.hpp"
+
+namespace sgt {
+
+class SgemmKernel {
+ public:
+  explicit SgemmKernel(std::string_view cubin);
+
+  // Enqueues sgemm_main (and sgemm_reduce for split-K) on the stream. The caller provides a
+  // workspace of geometry.workspace_floats in args.workspace. No allocation, no synchronization.
+  void launch(const LaunchGeometry& geometry, SgemmArgs args, cudaStream_t stream) const;
+
+  int attribute(CUfunction_attribute attr) const;  // of sgemm_main
+
+ private:
+  Module module_;
+  CUfunction main_ = nullptr;
+  CUfunction reduce_ = nullptr;
+  mutable std::atomic<int> smem_limit_{48 * 1024};  // dynamic shared memory allowed so far
+  mutable std::mutex smem_mutex_;
+};
+
+}  // namespace sgt
