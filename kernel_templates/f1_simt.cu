@@ -1,0 +1,317 @@
+// Family F1: SIMT multistage SGEMM (sm_80+, tuned for Hopper). cp.async pipelines fill K-major
+// shared tiles, warps compute WM x WN tiles from 4x4 register sub-tiles (128-bit shared loads), and
+// split-K writes partial tiles to a workspace that sgemm_reduce sums in fixed order.
+#include "sgemm_args.h"
+
+// ---- Knobs (host side: src/space/families/f1_simt.cpp). Defaults: a 128x128x8 tile. ----------
+#ifndef BM
+#define BM 128  // block tile rows (M)
+#endif
+#ifndef BN
+#define BN 128  // block tile columns (N)
+#endif
+#ifndef BK
+#define BK 8  // K depth of one shared-memory stage
+#endif
+#ifndef WM
+#define WM 32  // warp tile rows
+#endif
+#ifndef WN
+#define WN 64  // warp tile columns
+#endif
+#ifndef TM
+#define TM 8  // thread tile rows: TM/4 sub-tiles of 4, LANES_M * 4 apart
+#endif
+#ifndef TN
+#define TN 8  // thread tile columns: TN/4 sub-tiles of 4, LANES_N * 4 apart
+#endif
+#ifndef STAGES
+#define STAGES 3  // shared-memory pipeline depth (cp.async groups in flight: STAGES - 1)
+#endif
+#ifndef PAD
+#define PAD 4  // floats added to each shared k row (4: transposing stores hit 32 banks)
+#endif
+#ifndef REGDB
+#define REGDB 1  // 1: double-buffer fragments in registers across k steps and stages
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1  // __launch_bounds__ minimum resident blocks per SM
+#endif
+#ifndef RASTER
+#define RASTER 1  // N tiles per rasterization group (L2 locality)
+#endif
+#ifndef SPLITK
+#define SPLITK 1  // K splits (>1: partial tiles to workspace, then sgemm_reduce)
+#endif
+// Problem class, from the ProblemKey.
+#ifndef TRANS_A
+#define TRANS_A 0
+#endif
+#ifndef TRANS_B
+#define TRANS_B 0
+#endif
+#ifndef ALIGN
+#define ALIGN 4  // widest vector (floats) every operand allows: 4, 2 or 1
+#endif
+
+#include "f1_simt_detail.cuh"
+
+namespace f1 {
+
+constexpr int kWarpsM = BM / WM;
+constexpr int kWarpsN = BN / WN;
+constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+constexpr int kLanesM = WM / TM;  // lane grid of a warp: kLanesM x kLanesN = 32
+constexpr int kLanesN = WN / TN;
+constexpr int kStrideA = BM + PAD;  // floats per shared k row
+constexpr int kStrideB = BN + PAD;
+constexpr int kStageA = BK * kStrideA;  // floats per stage
+constexpr int kStageB = BK * kStrideB;
+constexpr bool kDirectA = TRANS_A == 0;  // A is M-contiguous: copies straight in
+constexpr bool kDirectB = TRANS_B == 1;  // B stored n x k is N-contiguous: copies straight in
+
+static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");
+static_assert(WM % TM == 0 && WN % TN == 0 && kLanesM * kLanesN == 32, "32 lanes per warp");
+static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are built from 4x4 sub-tiles");
+static_assert(kThreads >= 32 && kThreads <= 1024, "threads per block");
+static_assert(STAGES >= 2, "at least a double buffer");
+static_assert(PAD % 4 == 0, "shared rows must stay 16-byte aligned");
+static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
+static_assert(SPLITK >= 1 && RASTER >= 1 && MIN_BLOCKS >= 1, "knob ranges");
+
+// Issues the cp.async copies of one K tile of A and B into one stage (no commit).
+struct TileSource {
+  const float* a;  // A at (m0, tile k0) in the operand's own layout
+  const float* b;  // B at (tile k0, n0)
+  int k_rem;       // K elements left from tile k0 to the end of this split
+  bool x_full;     // block tile lies inside M and N
+};
+
+__device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const TileSource& src,
+                                           const SgemmArgs& args, int m_rem, int n_rem) {
+  const bool full = src.x_full && src.k_rem >= BK;
+  if constexpr (kDirectA)
+    load_direct<BM, BK, ALIGN, kThreads, kStrideA>(sa, src.a, args.lda, m_rem, src.k_rem, full,
+                                                   args.a);
+  else
+    load_transposed<BM, BK, kThreads, kStrideA>(sa, src.a, args.lda, m_rem, src.k_rem, full,
+                                                args.a);
+  if constexpr (kDirectB)
+    load_direct<BN, BK, ALIGN, kThreads, kStrideB>(sb, src.b, args.ldb, n_rem, src.k_rem, full,
+                                                   args.b);
+  else
+    load_transposed<BN, BK, kThreads, kStrideB>(sb, src.b, args.ldb, n_rem, src.k_rem, full,
+                                                args.b);
+}
+
+// Fragments of one k row: sub-tile i of A covers rows a_off + i*4*kLanesM .. +3 (one LDS.128;
+// the lanes of a warp read at most 8 distinct, contiguous float4s: conflict-free).
+__device__ __forceinline__ void load_frags(const float* As, const float* Bs, int kk, int a_off,
+                                           int b_off, float (&fa)[TM], float (&fb)[TN]) {
+#pragma unroll
+  for (int i = 0; i < TM / 4; ++i) {
+    const float4 v = *reinterpret_cast<const float4*>(As + kk * kStrideA + a_off + i * 4 * kLanesM);
+    fa[4 * i] = v.x, fa[4 * i + 1] = v.y, fa[4 * i + 2] = v.z, fa[4 * i + 3] = v.w;
+  }
+#pragma unroll
+  for (int j = 0; j < TN / 4; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(Bs + kk * kStrideB + b_off + j * 4 * kLanesN);
+    fb[4 * j] = v.x, fb[4 * j + 1] = v.y, fb[4 * j + 2] = v.z, fb[4 * j + 3] = v.w;
+  }
+}
+
+__device__ __forceinline__ void outer_product(const float (&fa)[TM], const float (&fb)[TN],
+                                              float (&acc)[TM][TN]) {
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+}
+
+}  // namespace f1
+
+extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS)
+    sgemm_main(SgemmArgs args) {
+  using namespace f1;
+  extern __shared__ float4 f1_smem[];
+  float* const As = reinterpret_cast<float*>(f1_smem);  // [STAGES][BK][kStrideA]
+  float* const Bs = As + STAGES * kStageA;              // [STAGES][BK][kStrideB]
+  const unsigned sa0 = smem_addr(As), sb0 = smem_addr(Bs);
+
+  const int tiles_m = (args.m + BM - 1) / BM;
+  const int tiles_n = (args.n + BN - 1) / BN;
+  int tile_m, tile_n;
+  raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const int m_rem = args.m - m0, n_rem = args.n - n0;
+
+  // This block's K range: all of K, or slice blockIdx.z of a split.
+  int k_begin = 0, k_end = args.k;
+  if (SPLITK > 1 && args.k_splits > 1) {
+    k_begin = static_cast<int>(blockIdx.z) * args.k_slice;
+    k_end = min(args.k, k_begin + args.k_slice);
+  }
+  const int ktiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+
+  TileSource src;
+  src.a = kDirectA ? args.a + m0 + static_cast<long long>(k_begin) * args.lda
+                   : args.a + k_begin + static_cast<long long>(m0) * args.lda;
+  src.b = kDirectB ? args.b + n0 + static_cast<long long>(k_begin) * args.ldb
+                   : args.b + k_begin + static_cast<long long>(n0) * args.ldb;
+  src.k_rem = k_end - k_begin;
+  src.x_full = m_rem >= BM && n_rem >= BN;
+  const long long step_a = kDirectA ? static_cast<long long>(BK) * args.lda : BK;
+  const long long step_b = kDirectB ? static_cast<long long>(BK) * args.ldb : BK;
+  auto advance = [&]() {
+    src.a += step_a;
+    src.b += step_b;
+    src.k_rem -= BK;
+  };
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int a_off = (warp % kWarpsM) * WM + (lane % kLanesM) * 4;
+  const int b_off = (warp / kWarpsM) * WN + (lane / kLanesM) * 4;
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  // Prologue: tiles 0..STAGES-2 in flight, one commit group each (empty groups keep the count).
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < ktiles) {
+      load_stage(sa0 + 4u * s * kStageA, sb0 + 4u * s * kStageB, src, args, m_rem, n_rem);
+      advance();
+    }
+    cp_async_commit();
+  }
+  int read_stage = 0;
+  int write_stage = STAGES - 1;
+  int next_tile = STAGES - 1;
+  // Before the wait for tile t, (STAGES - 1) + t groups are committed; wait_group(STAGES - 2)
+  // therefore guarantees that tile t has landed.
+#if REGDB
+  float fa[2][TM], fb[2][TN];
+  cp_async_wait<STAGES - 2>();
+  __syncthreads();
+  if (ktiles > 0) load_frags(As, Bs, 0, a_off, b_off, fa[0], fb[0]);
+  for (int t = 0; t < ktiles; ++t) {
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      if (kk == BK - 1) {
+        // Tile t + 1 must be resident before its first fragments are read; the barrier also
+        // retires every read of stage t - 1, which the copies issued at kk == 0 overwrite.
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+      }
+      if (kk < BK - 1 || t + 1 < ktiles)
+        load_frags(As + read_stage * kStageA, Bs + read_stage * kStageB, (kk + 1) % BK, a_off,
+                   b_off, fa[(kk + 1) % 2], fb[(kk + 1) % 2]);
+      if (kk == 0) {
+        // Refill the stage read during tile t - 1 (all threads passed the barrier since).
+        if (next_tile < ktiles) {
+          load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src,
+                     args, m_rem, n_rem);
+          advance();
+        }
+        cp_async_commit();
+        write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+        ++next_tile;
+      }
+      outer_product(fa[kk % 2], fb[kk % 2], acc);
+    }
+  }
+#else
+  float fa[TM], fb[TN];
+  for (int t = 0; t < ktiles; ++t) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();  // tile t visible to all; every read of stage t - 1 retired
+    if (next_tile < ktiles) {
+      load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src, args,
+                 m_rem, n_rem);
+      advance();
+    }
+    cp_async_commit();
+    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+    ++next_tile;
+    const float* as = As + read_stage * kStageA;
+    const float* bs = Bs + read_stage * kStageB;
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      load_frags(as, bs, kk, a_off, b_off, fa, fb);
+      outer_product(fa, fb, acc);
+    }
+    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+  }
+#endif
+  cp_async_wait<0>();  // no copy may outlive the block (empty groups only, but be exact)
+
+  // Epilogue: each thread owns (TM/4) x TN runs of 4 consecutive rows of one column.
+  const bool to_workspace = SPLITK > 1 && args.k_splits > 1;
+  float* out;
+  int ld;
+  bool vec_ok = true;
+  if (to_workspace) {
+    // Partial tile of split z at workspace[z][n][m] (ld = m), summed later in split order.
+    out = args.workspace + static_cast<size_t>(blockIdx.z) * args.m * args.n;
+    ld = args.m;
+    vec_ok = args.m % 4 == 0 && (reinterpret_cast<unsigned long long>(args.workspace) & 15) == 0;
+  } else {
+    out = args.c;
+    ld = args.ldc;
+  }
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int col = n0 + b_off + (j / 4) * 4 * kLanesN + j % 4;
+    if (col >= args.n) continue;
+#pragma unroll
+    for (int i = 0; i < TM / 4; ++i) {
+      const int row = m0 + a_off + i * 4 * kLanesM;
+      const int nvalid = args.m - row;
+      if (nvalid <= 0) continue;
+      float v[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
+      float* p = out + static_cast<long long>(col) * ld + row;
+      if (to_workspace) {
+        if (vec_ok) store4<4>(p, nvalid, v);
+        else store4<1>(p, nvalid, v);
+      } else {
+        update4<ALIGN>(p, nvalid, v, args.alpha, args.beta);
+      }
+    }
+  }
+}
+
+#if SPLITK > 1
+// Sums the k_splits partial products in split order (deterministic) and applies alpha and beta
+// once. Each thread handles runs of 4 rows of one column, grid-stride.
+extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
+  using namespace f1;
+  const int m = args.m;
+  const unsigned runs_per_col = static_cast<unsigned>(m + 3) / 4;
+  const unsigned runs = runs_per_col * static_cast<unsigned>(args.n);  // m*n < 2^31
+  const size_t split_stride = static_cast<size_t>(m) * args.n;
+  const bool ws_vec =
+      m % 4 == 0 && (reinterpret_cast<unsigned long long>(args.workspace) & 15) == 0;
+  for (unsigned r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x) {
+    const int col = static_cast<int>(r / runs_per_col);
+    const int row = static_cast<int>(r % runs_per_col) * 4;
+    const int nvalid = m - row;
+    const float* w = args.workspace + static_cast<size_t>(col) * m + row;
+    float sum[4];
+    if (ws_vec) load4<4>(w, nvalid, sum);
+    else load4<1>(w, nvalid, sum);
+    for (int z = 1; z < args.k_splits; ++z) {
+      float part[4];
+      if (ws_vec) load4<4>(w + z * split_stride, nvalid, part);
+      else load4<1>(w + z * split_stride, nvalid, part);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) sum[q] += part[q];
+    }
+    update4<ALIGN>(args.c + static_cast<long long>(col) * args.ldc + row, nvalid, sum, args.alpha,
+                   args.beta);
+  }
+}
+#endif

@@ -1,0 +1,195 @@
+// Device helpers of family F1 (f1_simt.cu): cp.async wrappers, the global -> shared tile loaders
+// and the vector/scalar C accessors. Knob-free: everything arrives as template arguments.
+#pragma once
+
+namespace f1 {
+
+// ---- cp.async (sm_80+). src_bytes < copy size zero-fills the rest, so tails never read OOB. ----
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_8(unsigned dst, const float* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_8(unsigned dst, const float* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+template <int V>
+__device__ __forceinline__ void cp_async_vec(unsigned dst, const float* src) {
+  if constexpr (V == 4) cp_async_16(dst, src);
+  else if constexpr (V == 2) cp_async_8(dst, src);
+  else cp_async_4(dst, src);
+}
+template <int V>
+__device__ __forceinline__ void cp_async_vec(unsigned dst, const float* src, int src_bytes) {
+  if constexpr (V == 4) cp_async_16(dst, src, src_bytes);
+  else if constexpr (V == 2) cp_async_8(dst, src, src_bytes);
+  else cp_async_4(dst, src, src_bytes);
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// ---- Tile loaders. Operand X has a tile extent BX (BM for A, BN for B) and K; the shared tile is
+// K-major: element (x, p) at row p, column x, row stride BX + PAD floats. ------------------------
+
+// X-contiguous operand (A with TRANS_A=0, B with TRANS_B=1): element (x, p) at g[x + p*ld].
+// Chunks of V floats copy straight in; consecutive threads take consecutive chunks of a k row, so
+// global reads coalesce and shared writes are conflict-free.
+template <int BX, int KT, int V, int THREADS, int STRIDE>
+__device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, int x_rem,
+                                            int k_rem, bool full, const float* safe) {
+  constexpr int D = BX / V;  // chunks per k row
+  constexpr int N = KT * D / THREADS;
+  static_assert(KT * D % THREADS == 0, "loader: BK*BX must be a multiple of threads*vector");
+  static_assert(THREADS % D == 0 || D % THREADS == 0, "loader: powers of two expected");
+  const int t = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    // Chunk t + i*THREADS split into (row p, column x) without dividing a runtime sum.
+    const int p = t / D + (i * THREADS) / D;
+    const int x = (t % D + (i * THREADS) % D) * V;
+    const unsigned dst = s + 4u * static_cast<unsigned>(p * STRIDE + x);
+    if (full) {
+      cp_async_vec<V>(dst, g + x + static_cast<long long>(p) * ld);
+    } else {
+      const int valid = p < k_rem ? min(max(x_rem - x, 0), V) : 0;
+      const float* src = valid > 0 ? g + x + static_cast<long long>(p) * ld : safe;
+      cp_async_vec<V>(dst, src, 4 * valid);
+    }
+  }
+}
+
+// K-contiguous operand (B with TRANS_B=0, A with TRANS_A=1): element (x, p) at g[p + x*ld]; it is
+// transposed on the way in with 4-byte copies. Eight consecutive threads read 8 consecutive k of
+// one column (a full 32-byte sector); a warp covers 8 k x 4 columns, which with PAD=4 (row stride
+// = 4 mod 32 banks) lands in 32 distinct banks.
+template <int BX, int KT, int THREADS, int STRIDE>
+__device__ __forceinline__ void load_transposed(unsigned s, const float* g, int ld, int x_rem,
+                                                int k_rem, bool full, const float* safe) {
+  constexpr int R = THREADS / 8;  // columns covered by one pass of all threads
+  constexpr int N = KT * BX / THREADS;
+  static_assert(KT % 8 == 0, "loader: BK must be a multiple of 8");
+  static_assert(KT * BX % THREADS == 0, "loader: BK*BX must be a multiple of threads");
+  static_assert(R % BX == 0 || BX % R == 0, "loader: powers of two expected");
+  const int t = threadIdx.x;
+  const int k_lo = t % 8;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    // Element index e = t + i*THREADS: k_lo = e % 8, r = e / 8, x = r % BX, k_hi = r / BX.
+    const int x = (t / 8) % BX + (i * R) % BX;
+    const int p = 8 * ((t / 8) / BX + (i * R) / BX) + k_lo;
+    const unsigned dst = s + 4u * static_cast<unsigned>(p * STRIDE + x);
+    if (full) {
+      cp_async_4(dst, g + p + static_cast<long long>(x) * ld);
+    } else {
+      const bool valid = p < k_rem && x < x_rem;
+      cp_async_4(dst, valid ? g + p + static_cast<long long>(x) * ld : safe, valid ? 4 : 0);
+    }
+  }
+}
+
+// ---- C accessors: 4 consecutive rows of one column; vector width V where the alignment class
+// allows it (row is a multiple of 4 and ld a multiple of V, so the address is aligned). ---------
+template <int V>
+__device__ __forceinline__ void load4(const float* p, int nvalid, float (&v)[4]) {
+  if (nvalid >= 4) {
+    if constexpr (V == 4) {
+      const float4 t = *reinterpret_cast<const float4*>(p);
+      v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+    } else if constexpr (V == 2) {
+      const float2 t0 = *reinterpret_cast<const float2*>(p);
+      const float2 t1 = *reinterpret_cast<const float2*>(p + 2);
+      v[0] = t0.x, v[1] = t0.y, v[2] = t1.x, v[3] = t1.y;
+    } else {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) v[r] = p[r];
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) v[r] = r < nvalid ? p[r] : 0.0f;
+  }
+}
+template <int V>
+__device__ __forceinline__ void store4(float* p, int nvalid, const float (&v)[4]) {
+  if (nvalid >= 4) {
+    if constexpr (V == 4) {
+      *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else if constexpr (V == 2) {
+      *reinterpret_cast<float2*>(p) = make_float2(v[0], v[1]);
+      *reinterpret_cast<float2*>(p + 2) = make_float2(v[2], v[3]);
+    } else {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) p[r] = v[r];
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      if (r < nvalid) p[r] = v[r];
+  }
+}
+
+// C = alpha * acc + beta * C for 4 rows; beta == 0 never reads C (it may hold NaN).
+template <int V>
+__device__ __forceinline__ void update4(float* p, int nvalid, float (&v)[4], float alpha,
+                                        float beta) {
+  if (beta == 0.0f) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) v[r] *= alpha;
+  } else {
+    float old[4];
+    load4<V>(p, nvalid, old);
+#pragma unroll
+    for (int r = 0; r < 4; ++r) v[r] = fmaf(beta, old[r], alpha * v[r]);
+  }
+  store4<V>(p, nvalid, v);
+}
+
+// Block id -> (tile_m, tile_n). RASTER consecutive blocks share one M tile and walk RASTER N
+// tiles, so a wave touches a compact patch of A and B (L2 reuse); the last, narrower group of
+// N tiles is walked the same way, so no block is wasted.
+template <int R>
+__device__ __forceinline__ void raster_tile(int id, int tiles_m, int tiles_n, int& tm, int& tn) {
+  if constexpr (R == 1) {
+    tm = id % tiles_m;
+    tn = id / tiles_m;
+  } else {
+    const int group = tiles_m * R;
+    const int full_groups = tiles_n / R;
+    const int g = id / group;
+    if (g < full_groups) {
+      const int w = id - g * group;
+      tm = w / R;
+      tn = g * R + w % R;
+    } else {
+      const int width = tiles_n - full_groups * R;
+      const int w = id - full_groups * group;
+      tm = w / width;
+      tn = full_groups * R + w % width;
+    }
+  }
+}
+
+}  // namespace f1
