@@ -1,0 +1,34 @@
+// sgemm-tune: tune SGEMM kernels for the local GPU, query and list what was found.
+#include <spdlog/spdlog.h>
+
+#include "cli/cli_common.hpp"
+#include "common/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"sgemm-tune: an SGEMM autotuner (NVRTC kernels, verified against cuBLAS, stored in SQLite)"};
+  app.require_subcommand(1);
+  bool verbose = false, quiet = false;
+  app.add_flag("-v,--verbose", verbose, "More log output");
+  app.add_flag("-q,--quiet", quiet, "Only errors");
+  int exit_code = sgt::cli::kExitOk;
+  sgt::cli::add_tune_command(app, exit_code);
+  sgt::cli::add_query_command(app, exit_code);
+  sgt::cli::add_list_command(app, exit_code);
+  app.parse_complete_callback([&] {
+    spdlog::set_pattern("%^%l%$: %v");
+    spdlog::set_level(quiet ? spdlog::level::err : verbose ? spdlog::level::debug : spdlog::level::info);
+  });
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : sgt::cli::kExitUsage;
+  } catch (const sgt::Error& e) {
+    spdlog::error("{}", e.what());
+    return e.kind() == sgt::ErrorKind::invalid_value ? sgt::cli::kExitUsage : sgt::cli::kExitError;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return sgt::cli::kExitError;
+  }
+  return exit_code;
+}

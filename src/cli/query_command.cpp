@@ -1,0 +1,132 @@
+// `sgemm-tune query M N K` and `sgemm-tune list`: what the database holds, without a GPU when
+// the architecture is given.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "cli/cli_common.hpp"
+#include "common/error.hpp"
+#include "cuda/device_info.hpp"
+#include "db/database.hpp"
+#include "db/tuning_store.hpp"
+
+namespace sgt::cli {
+namespace {
+
+struct QueryArgs {
+  int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, align = 0;
+  std::string trans = "NN", arch, gpu, db;
+  bool json = false;
+};
+
+std::string local_arch_or_throw() {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty())
+    throw Error(ErrorKind::invalid_value, fmt::format("{}; give --arch (for example --arch sm_90)", why));
+  return query_device(0).arch();
+}
+
+nlohmann::json winner_json(const WinnerRecord& w) {
+  return {{"problem", w.problem.to_string()}, {"transa", std::string(1, op_char(w.problem.transa))},
+          {"transb", std::string(1, op_char(w.problem.transb))}, {"m", w.problem.m}, {"n", w.problem.n},
+          {"k", w.problem.k}, {"lda", w.problem.lda}, {"ldb", w.problem.ldb}, {"ldc", w.problem.ldc},
+          {"align", w.problem.align}, {"gpu", w.gpu.name}, {"arch", w.gpu.arch}, {"family", w.family},
+          {"config", w.config}, {"time_us", w.time_us}, {"cublas_us", w.cublas_us},
+          {"speedup", w.time_us > 0 ? w.cublas_us / w.time_us : 0.0}, {"tie_band", w.tie_band},
+          {"template_hash", w.template_hash}, {"has_cubin", !w.cubin.empty()}, {"updated_at", w.updated_at}};
+}
+
+int run_query(const QueryArgs& a) {
+  if (a.trans.size() != 2) throw Error(ErrorKind::invalid_value, "--trans takes two letters, e.g. NN or TN");
+  ProblemKey key;
+  key.transa = parse_op(a.trans[0]);
+  key.transb = parse_op(a.trans[1]);
+  key.m = a.m;
+  key.n = a.n;
+  key.k = a.k;
+  key.lda = a.lda;
+  key.ldb = a.ldb;
+  key.ldc = a.ldc;
+  key = with_minimal_leading_dimensions(key);
+  key.align = a.align > 0 ? a.align : alignment_class(key.lda, key.ldb, key.ldc, 0, 0, 0);
+  if (const std::string why = validate(key); !why.empty()) throw Error(ErrorKind::invalid_value, why);
+  const std::string arch = a.arch.empty() ? local_arch_or_throw() : a.arch;
+  parse_arch(arch);
+
+  Database db = Database::open(a.db, OpenMode::read_only);
+  TuningStore store(db);
+  std::vector<WinnerRecord> matches;
+  for (WinnerRecord& w : store.winners(arch))
+    if (w.problem == key && (a.gpu.empty() || w.gpu.name == a.gpu)) matches.push_back(std::move(w));
+  if (a.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const WinnerRecord& w : matches) out.push_back(winner_json(w));
+    std::printf("%s\n", out.dump(2).c_str());
+  } else if (matches.empty()) {
+    std::printf("%s on %s: not tuned (the dispatcher uses cuBLAS)\n", key.to_string().c_str(), arch.c_str());
+  } else {
+    for (const WinnerRecord& w : matches)
+      std::printf("%s on %s (%s): %s %s  %.2f us, cuBLAS %.2f us, %.2fx\n", key.to_string().c_str(),
+                  w.gpu.name.c_str(), arch.c_str(), w.family.c_str(), w.config.c_str(), w.time_us,
+                  w.cublas_us, w.time_us > 0 ? w.cublas_us / w.time_us : 0.0);
+  }
+  return matches.empty() ? kExitError : kExitOk;
+}
+
+int run_list(const std::string& db_path, const std::string& arch, bool json) {
+  Database db = Database::open(db_path, OpenMode::read_only);
+  TuningStore store(db);
+  const std::vector<WinnerRecord> all = store.winners(arch);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const WinnerRecord& w : all) out.push_back(winner_json(w));
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%-44s %-14s %-7s %-9s %10s %10s %8s  %s\n", "problem", "gpu", "arch", "family", "us",
+              "cuBLAS us", "speedup", "config");
+  for (const WinnerRecord& w : all)
+    std::printf("%-44s %-14s %-7s %-9s %10.2f %10.2f %7.2fx  %s\n", w.problem.to_string().c_str(),
+                w.gpu.name.c_str(), w.gpu.arch.c_str(), w.family.c_str(), w.time_us, w.cublas_us,
+                w.time_us > 0 ? w.cublas_us / w.time_us : 0.0, w.config.c_str());
+  std::printf("%zu tuned problems\n", all.size());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_query_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<QueryArgs>();
+  CLI::App* cmd = app.add_subcommand("query", "Best known configuration for a problem");
+  cmd->add_option("m", a->m, "Rows of C")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("n", a->n, "Columns of C")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("k", a->k, "Inner dimension")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--trans", a->trans, "op(A) op(B): NN, NT, TN or TT");
+  cmd->add_option("--lda", a->lda, "Leading dimension of A (default: minimal)");
+  cmd->add_option("--ldb", a->ldb, "Leading dimension of B (default: minimal)");
+  cmd->add_option("--ldc", a->ldc, "Leading dimension of C (default: minimal)");
+  cmd->add_option("--align", a->align, "Alignment class in floats (4, 2, 1; default from the ld's)");
+  cmd->add_option("--arch", a->arch, "Architecture, e.g. sm_90 (default: the local GPU's)");
+  cmd->add_option("--gpu", a->gpu, "Only this GPU model, e.g. \"NVIDIA H200\"");
+  cmd->add_option("--db", a->db, "Tuning database");
+  cmd->add_flag("--json", a->json, "JSON output");
+  cmd->callback([a, &exit_code] {
+    if (a->db.empty()) a->db = default_database_path();
+    exit_code = run_query(*a);
+  });
+}
+
+void add_list_command(CLI::App& app, int& exit_code) {
+  auto db = std::make_shared<std::string>();
+  auto arch = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("list", "Every tuned problem in the database");
+  cmd->add_option("--db", *db, "Tuning database");
+  cmd->add_option("--arch", *arch, "Only this architecture");
+  cmd->add_flag("--json", *json, "JSON output");
+  cmd->callback([db, arch, json, &exit_code] {
+    exit_code = run_list(db->empty() ? default_database_path() : *db, *arch, *json);
+  });
+}
+
+}  // namespace sgt::cli

@@ -1,0 +1,140 @@
+// `sgemm-tune tune`: every problem of a shape list on the local GPU, into the database, then a
+// tuned-vs-cuBLAS table. Ctrl-C keeps what finished; the same command resumes.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/cli_common.hpp"
+#include "common/error.hpp"
+#include "config/shape_list.hpp"
+#include "cuda/device_info.hpp"
+#include "db/database.hpp"
+#include "db/tuning_store.hpp"
+#include "tuner/tuner.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace sgt::cli {
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+struct Interrupted {};
+
+extern "C" void on_interrupt(int) { interrupted.store(true); }
+
+struct TuneArgs {
+  std::string shapes, db, space, settings, clocks = "observe", lock_clocks;
+  int max_candidates = 0, compile_threads = 0, device = 0;
+  std::uint64_t seed = 20261201;
+  bool retune = false;
+};
+
+std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+void print_progress(const Progress& p, bool tty) {
+  if (!tty) return;
+  const std::string best = p.best_us > 0 ? fmt::format("best {:.1f} us", p.best_us) : "best -";
+  const std::string vs = p.best_us > 0 && p.cublas_us > 0
+                             ? fmt::format(" ({:.2f}x cuBLAS {:.1f} us)", p.cublas_us / p.best_us, p.cublas_us)
+                             : fmt::format(" (cuBLAS {:.1f} us)", p.cublas_us);
+  std::fprintf(stderr, "\r\033[K[%d/%d] %s  %s %d/%d  %s%s", p.problem_index + 1, p.problem_count,
+               p.problem.c_str(), p.stage.c_str(), p.done, p.total, best.c_str(), vs.c_str());
+  std::fflush(stderr);
+}
+
+int run_tune(const TuneArgs& a, const std::string& cmd) {
+  const std::vector<Shape> shapes = load_shape_list(a.shapes);  // bad input: before any GPU work
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
+    spdlog::error("sgemm-tune tune needs a GPU: {}", why);
+    return kExitNoGpu;
+  }
+  SGT_CUDA_CHECK(cudaSetDevice(a.device));
+
+  TuneOptions options;
+  options.space_path = a.space.empty() ? default_config_path("spaces") : a.space;
+  const std::string settings_path = a.settings.empty() ? default_config_path("measure.yaml") : a.settings;
+  options.settings = load_tuning_settings(settings_path);
+  options.settings.measure.clock_policy = a.clocks;
+  options.settings.measure.lock_clocks = a.lock_clocks;
+  options.compile_threads = a.compile_threads;
+  options.max_candidates = a.max_candidates;
+  options.seed = a.seed;
+  options.retune = a.retune;
+  options.command_line = cmd;
+
+  std::filesystem::create_directories(std::filesystem::path(a.db).parent_path().empty()
+                                          ? "."
+                                          : std::filesystem::path(a.db).parent_path());
+  Database db = Database::open(a.db, OpenMode::create);
+  TuningStore store(db);
+  Tuner tuner(store, options);
+  spdlog::info("tuning {} problems on {} ({}, {} SMs) into {}", shapes.size(), tuner.device().name,
+               tuner.device().arch(), tuner.device().sm_count, a.db);
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  const bool tty = isatty(STDERR_FILENO);
+  std::vector<ProblemResult> results;
+  try {
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      ProblemResult r = tuner.tune(shapes[i].problem, static_cast<int>(i), static_cast<int>(shapes.size()),
+                                   [&](const Progress& p) {
+                                     print_progress(p, tty);
+                                     if (interrupted.load()) throw Interrupted{};
+                                   });
+      if (tty) std::fprintf(stderr, "\r\033[K");
+      spdlog::info("{}: {} {} {:.2f} us, cuBLAS {:.2f} us ({}; {} ok, {} failed, {} resumed)",
+                   r.problem.to_string(), r.family, r.config, r.winner_us, r.cublas_us, r.reason, r.ok,
+                   r.failed, r.resumed);
+      results.push_back(std::move(r));
+    }
+  } catch (const Interrupted&) {
+    if (tty) std::fprintf(stderr, "\n");
+    tuner.finish("interrupted");
+    spdlog::warn("interrupted: finished candidates are stored; run the same command to resume");
+    return kExitInterrupted;
+  }
+  tuner.finish("finished");
+
+  std::printf("\n%-44s %-10s %12s %12s %8s\n", "problem", "winner", "tuned us", "cuBLAS us", "speedup");
+  for (const ProblemResult& r : results) {
+    std::printf("%-44s %-10s %12.2f %12.2f %7.2fx\n", r.problem.to_string().c_str(), r.family.c_str(),
+                r.winner_us, r.cublas_us, r.winner_us > 0 ? r.cublas_us / r.winner_us : 0.0);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<TuneArgs>();
+  CLI::App* cmd = app.add_subcommand("tune", "Tune every problem of a shape list on the local GPU");
+  cmd->add_option("--shapes", args->shapes, "Shape list (CSV with header m,n,k,... or YAML)")->required();
+  cmd->add_option("--db", args->db, "Tuning database (default: $SGEMM_TUNER_DB or the per-user one)");
+  cmd->add_option("--space", args->space, "Search space file or folder (default: configs/spaces)");
+  cmd->add_option("--settings", args->settings, "Measurement settings (default: configs/measure.yaml)");
+  cmd->add_option("--max-candidates", args->max_candidates, "At most this many candidates per problem");
+  cmd->add_option("--compile-threads", args->compile_threads, "NVRTC worker threads (default: one per core)");
+  cmd->add_option("--device", args->device, "CUDA device ordinal");
+  cmd->add_option("--seed", args->seed, "Seed of the timing data");
+  cmd->add_option("--clocks", args->clocks, "Clock policy")->check(CLI::IsMember({"observe", "lock"}));
+  cmd->add_option("--lock-clocks", args->lock_clocks, "With --clocks lock: base, max or MHz");
+  cmd->add_flag("--retune", args->retune, "Measure again what the database already holds");
+  cmd->callback([args, &exit_code, &app] {
+    if (args->db.empty()) args->db = default_database_path();
+    (void)app;
+    exit_code = run_tune(*args, fmt::format("sgemm-tune tune --shapes {}", args->shapes));
+  });
+}
+
+}  // namespace sgt::cli

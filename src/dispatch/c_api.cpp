@@ -1,0 +1,180 @@
+// The exported C functions: argument checks, then one try/catch per function translating
+// sgt::Error kinds into sgemmStatus_t. Nothing here aborts, exits or prints.
+#include <cublas_v2.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "common/error.hpp"
+#include "db/database.hpp"
+#include "db/tuning_store.hpp"
+#include "dispatch/context.hpp"
+#include "sgemm_dispatch.h"
+
+namespace {
+
+sgemmStatus_t status_of(sgt::ErrorKind kind) {
+  switch (kind) {
+    case sgt::ErrorKind::invalid_value: return SGEMM_STATUS_INVALID_VALUE;
+    case sgt::ErrorKind::not_initialized: return SGEMM_STATUS_NOT_INITIALIZED;
+    case sgt::ErrorKind::database: return SGEMM_STATUS_DATABASE_ERROR;
+    case sgt::ErrorKind::cuda: return SGEMM_STATUS_CUDA_ERROR;
+    case sgt::ErrorKind::compile: return SGEMM_STATUS_COMPILE_ERROR;
+    case sgt::ErrorKind::cublas: return SGEMM_STATUS_CUBLAS_ERROR;
+    case sgt::ErrorKind::not_supported: return SGEMM_STATUS_NOT_SUPPORTED;
+    case sgt::ErrorKind::internal: return SGEMM_STATUS_INTERNAL_ERROR;
+  }
+  return SGEMM_STATUS_INTERNAL_ERROR;
+}
+
+template <typename F>
+sgemmStatus_t guarded(F&& body) noexcept {
+  try {
+    return body();
+  } catch (const sgt::Error& e) {
+    return status_of(e.kind());
+  } catch (const std::bad_alloc&) {
+    return SGEMM_STATUS_INTERNAL_ERROR;
+  } catch (...) {
+    return SGEMM_STATUS_INTERNAL_ERROR;
+  }
+}
+
+sgt::Op op_of(sgemmOperation_t op) { return op == SGEMM_OP_N ? sgt::Op::N : sgt::Op::T; }
+
+bool valid_op(sgemmOperation_t op) { return op == SGEMM_OP_N || op == SGEMM_OP_T; }
+
+// cuBLAS's own argument rules: sizes >= 0, leading dimensions >= max(1, rows).
+bool valid_problem(sgemmOperation_t ta, sgemmOperation_t tb, int m, int n, int k, int lda, int ldb,
+                   int ldc) {
+  if (!valid_op(ta) || !valid_op(tb) || m < 0 || n < 0 || k < 0) return false;
+  const int rows_a = ta == SGEMM_OP_N ? m : k;
+  const int rows_b = tb == SGEMM_OP_N ? k : n;
+  return lda >= std::max(1, rows_a) && ldb >= std::max(1, rows_b) && ldc >= std::max(1, m);
+}
+
+sgt::ProblemKey key_of(sgemmOperation_t ta, sgemmOperation_t tb, int m, int n, int k, int lda,
+                       int ldb, int ldc, int align) {
+  sgt::ProblemKey key;
+  key.transa = op_of(ta);
+  key.transb = op_of(tb);
+  key.m = m;
+  key.n = n;
+  key.k = k;
+  key.lda = lda;
+  key.ldb = ldb;
+  key.ldc = ldc;
+  key.align = align;
+  return key;
+}
+
+std::string default_db_path() {
+  if (const char* env = std::getenv("SGEMM_TUNER_DB"); env && *env) return env;
+  return SGEMM_DEFAULT_DB;
+}
+
+}  // namespace
+
+extern "C" {
+
+sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path) {
+  if (!handle) return SGEMM_STATUS_INVALID_VALUE;
+  *handle = nullptr;
+  return guarded([&] {
+    const std::string path = db_path ? db_path : default_db_path();
+    sgt::Database db = sgt::Database::open(path, sgt::OpenMode::read_only);
+    sgt::TuningStore store(db);
+    *handle = new sgemmContext(store.winners());
+    return SGEMM_STATUS_SUCCESS;
+  });
+}
+
+sgemmStatus_t sgemmDestroy(sgemmHandle_t handle) {
+  if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
+  return guarded([&] {
+    delete handle;
+    return SGEMM_STATUS_SUCCESS;
+  });
+}
+
+sgemmStatus_t sgemmSetStream(sgemmHandle_t handle, cudaStream_t stream) {
+  if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
+  handle->stream = stream;
+  return SGEMM_STATUS_SUCCESS;
+}
+
+sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOperation_t transb,
+                         int m, int n, int k, const float* alpha, const float* A, int lda,
+                         const float* B, int ldb, const float* beta, float* C, int ldc) {
+  if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
+  if (!valid_problem(transa, transb, m, n, k, lda, ldb, ldc) || !alpha || !beta)
+    return SGEMM_STATUS_INVALID_VALUE;
+  if (m == 0 || n == 0) return SGEMM_STATUS_SUCCESS;  // nothing to compute, as cuBLAS
+  if (!C || (k > 0 && *alpha != 0.0f && (!A || !B))) return SGEMM_STATUS_INVALID_VALUE;
+  return guarded([&] {
+    sgt::DeviceState& dev = handle->device_state();
+    const cudaStream_t stream = handle->stream;
+    const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+    const int align = sgt::alignment_class(lda, ldb, ldc, address(A), address(B), address(C));
+    const sgt::ProblemKey key = key_of(transa, transb, m, n, k, lda, ldb, ldc, align);
+    // k == 0 and alpha == 0 leave only the beta scaling of C: exactly cuBLAS's business.
+    const bool degenerate = k == 0 || *alpha == 0.0f;
+    const sgt::Route route = degenerate ? sgt::Route{} : dev.route(key);
+    if (route.source == sgt::Route::Source::exact) {
+      if (const sgt::SgemmKernel* kernel = dev.kernel(*route.entry)) {
+        SgemmArgs args{A, B, C, dev.workspace(), m, n, k, lda, ldb, ldc, *alpha, *beta, 1, 0};
+        kernel->launch(route.entry->geometry, args, stream);
+        SGT_CUDA_CHECK(cudaGetLastError());
+        return SGEMM_STATUS_SUCCESS;
+      }
+    }
+    dev.cublas().sgemm(stream, key, *alpha, A, B, *beta, C);
+    return SGEMM_STATUS_SUCCESS;
+  });
+}
+
+sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOperation_t transb,
+                            int m, int n, int k, int lda, int ldb, int ldc, char* buf,
+                            size_t buflen) {
+  if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
+  if (!valid_problem(transa, transb, m, n, k, lda, ldb, ldc) || !buf || buflen == 0)
+    return SGEMM_STATUS_INVALID_VALUE;
+  return guarded([&] {
+    sgt::DeviceState& dev = handle->device_state();
+    const int align = sgt::alignment_class(lda, ldb, ldc, 0, 0, 0);
+    const sgt::ProblemKey key = key_of(transa, transb, m, n, k, lda, ldb, ldc, align);
+    const sgt::Route route = (m == 0 || n == 0 || k == 0) ? sgt::Route{} : dev.route(key);
+    std::string json;
+    if (route.source == sgt::Route::Source::exact) {
+      const sgt::WinnerRecord& w = route.entry->record;
+      json = fmt::format(
+          R"({{"source":"exact","family":"{}","config":"{}","expected_us":{:.3f},"cublas_us":{:.3f},"arch":"{}","problem":"{}"}})",
+          w.family, w.config, w.time_us, w.cublas_us, dev.arch(), key.to_string());
+    } else {
+      json = fmt::format(R"({{"source":"cublas","family":"cublas","config":"","reason":"{}","arch":"{}","problem":"{}"}})",
+                         route.why, dev.arch(), key.to_string());
+    }
+    if (json.size() + 1 > buflen) return SGEMM_STATUS_INVALID_VALUE;
+    std::memcpy(buf, json.c_str(), json.size() + 1);
+    return SGEMM_STATUS_SUCCESS;
+  });
+}
+
+const char* sgemmGetStatusString(sgemmStatus_t status) {
+  switch (status) {
+    case SGEMM_STATUS_SUCCESS: return "SGEMM_STATUS_SUCCESS";
+    case SGEMM_STATUS_INVALID_VALUE: return "SGEMM_STATUS_INVALID_VALUE";
+    case SGEMM_STATUS_NOT_INITIALIZED: return "SGEMM_STATUS_NOT_INITIALIZED";
+    case SGEMM_STATUS_DATABASE_ERROR: return "SGEMM_STATUS_DATABASE_ERROR";
+    case SGEMM_STATUS_CUDA_ERROR: return "SGEMM_STATUS_CUDA_ERROR";
+    case SGEMM_STATUS_COMPILE_ERROR: return "SGEMM_STATUS_COMPILE_ERROR";
+    case SGEMM_STATUS_CUBLAS_ERROR: return "SGEMM_STATUS_CUBLAS_ERROR";
+    case SGEMM_STATUS_NOT_SUPPORTED: return "SGEMM_STATUS_NOT_SUPPORTED";
+    case SGEMM_STATUS_INTERNAL_ERROR: return "SGEMM_STATUS_INTERNAL_ERROR";
+  }
+  return "unknown sgemmStatus_t";
+}
+
+}  // extern "C"

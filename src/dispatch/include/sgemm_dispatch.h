@@ -1,0 +1,56 @@
+/* libsgemm_dispatch: SGEMM served by kernels tuned with sgemm-tune, falling back to cuBLAS.
+ * Column-major, cuBLAS semantics; alpha and beta are host pointers. A drop-in for cublasSgemm. */
+#ifndef SGEMM_DISPATCH_H
+#define SGEMM_DISPATCH_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#if defined(SGEMM_DISPATCH_BUILDING)
+#define SGEMM_API __attribute__((visibility("default")))
+#else
+#define SGEMM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sgemmContext* sgemmHandle_t;
+
+typedef enum {
+  SGEMM_STATUS_SUCCESS = 0,
+  SGEMM_STATUS_INVALID_VALUE = 1,
+  SGEMM_STATUS_NOT_INITIALIZED = 2,
+  SGEMM_STATUS_DATABASE_ERROR = 3,
+  SGEMM_STATUS_CUDA_ERROR = 4,
+  SGEMM_STATUS_COMPILE_ERROR = 5,
+  SGEMM_STATUS_CUBLAS_ERROR = 6,
+  SGEMM_STATUS_NOT_SUPPORTED = 7,
+  SGEMM_STATUS_INTERNAL_ERROR = 8
+} sgemmStatus_t;
+
+typedef enum { SGEMM_OP_N = 0, SGEMM_OP_T = 1 } sgemmOperation_t;
+
+/* Opens the tuning database read-only. db_path NULL: $SGEMM_TUNER_DB, then the installed default. */
+SGEMM_API sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path);
+SGEMM_API sgemmStatus_t sgemmDestroy(sgemmHandle_t handle);
+/* Later calls on this handle are enqueued on the stream (0: the legacy default stream). */
+SGEMM_API sgemmStatus_t sgemmSetStream(sgemmHandle_t handle, cudaStream_t stream);
+/* C = alpha op(A) op(B) + beta C, exactly as cublasSgemm. */
+SGEMM_API sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa,
+                                   sgemmOperation_t transb, int m, int n, int k,
+                                   const float* alpha, const float* A, int lda, const float* B,
+                                   int ldb, const float* beta, float* C, int ldc);
+/* What sgemmSgemm would run for this problem, as one JSON object (source: exact|nearest|cublas,
+ * family, config, expected time). Pointers are taken as 16-byte aligned. */
+SGEMM_API sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa,
+                                      sgemmOperation_t transb, int m, int n, int k, int lda,
+                                      int ldb, int ldc, char* buf, size_t buflen);
+SGEMM_API const char* sgemmGetStatusString(sgemmStatus_t status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SGEMM_DISPATCH_H */

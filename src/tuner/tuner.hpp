@@ -1,0 +1,78 @@
+// The tuning pipeline for one GPU: enumerate -> compile on worker threads -> load -> verify
+// against cuBLAS -> screen -> confirm finalists interleaved with cuBLAS -> store everything.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "config/tuning_settings.hpp"
+#include "cuda/device_info.hpp"
+#include "db/records.hpp"
+#include "space/problem.hpp"
+
+namespace sgt {
+
+class TuningStore;
+
+struct TuneOptions {
+  std::string space_path = "configs/spaces";
+  TuningSettings settings;
+  int compile_threads = 0;       // 0: one per core
+  int max_candidates = 0;        // per problem, best-ranked first; 0: all
+  std::uint64_t seed = 20261201; // data seed, recorded with the run
+  bool retune = false;           // measure again what the database already has
+  std::string command_line;      // provenance
+};
+
+struct Progress {
+  int problem_index = 0, problem_count = 0;
+  std::string problem;  // ProblemKey::to_string()
+  int done = 0, total = 0;
+  double best_us = 0;    // best screened candidate so far (0: none yet)
+  double cublas_us = 0;  // cuBLAS screened on the same data
+  std::string stage;     // "screen", "confirm", "done"
+};
+using ProgressFn = std::function<void(const Progress&)>;
+
+struct ProblemResult {
+  ProblemKey problem;
+  int candidates = 0;  // implementable configurations of the space
+  int pruned = 0;      // rejected by constraints before compiling
+  int ok = 0, failed = 0, resumed = 0;
+  std::string family = "cublas", config;  // the winner
+  double winner_us = 0;
+  double best_candidate_us = 0;  // the project's own best kernel, guard aside
+  double cublas_us = 0;
+  double tie_band = 0;
+  std::string reason;
+  bool already_tuned = false;
+};
+
+class Tuner {
+ public:
+  // Uses the current CUDA device; throws sgt::Error(cuda) when there is none.
+  Tuner(TuningStore& store, TuneOptions options);
+  ~Tuner();
+  Tuner(const Tuner&) = delete;
+  Tuner& operator=(const Tuner&) = delete;
+
+  ProblemResult tune(const Problem& problem, int index, int count, const ProgressFn& progress);
+  // Marks the run finished (status "finished" or "interrupted").
+  void finish(const std::string& status);
+
+  const DeviceInfo& device() const;
+  std::int64_t run_id() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// GpuRecord / SoftwareRecord of the current device, as stored in the database.
+GpuRecord gpu_record(const DeviceInfo& device);
+SoftwareRecord software_record();
+DeviceLimits device_limits(const DeviceInfo& device);
+
+}  // namespace sgt
