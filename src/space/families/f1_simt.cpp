@@ -1,0 +1,219 @@
+// Family F1 (kernel_templates/f1_simt.cu): SIMT multistage SGEMM. Its knobs, the constraints that
+// mirror the template's static_asserts and resource limits, NVRTC defines and launch geometry.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "space/family.hpp"
+
+namespace sgt {
+namespace {
+
+// Split-K workspace beyond this is refused (256 MiB): such a split cannot pay for its traffic.
+constexpr std::int64_t kMaxWorkspaceFloats = std::int64_t{1} << 26;
+constexpr int kReduceThreads = 256;     // sgemm_reduce's __launch_bounds__
+constexpr int kMaxReduceBlocks = 8192;  // grid-stride beyond this
+constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident block (sm_80+)
+constexpr int kMaxThreadsPerSm = 2048;
+
+const std::vector<std::string>& names() {
+  static const std::vector<std::string> n = {"BM",     "BN",  "BK",    "WM",         "WN",
+                                             "TM",     "TN",  "STAGES", "PAD",       "REGDB",
+                                             "MIN_BLOCKS", "RASTER", "SPLITK"};
+  return n;
+}
+
+bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Derived facts of one configuration.
+struct Shape {
+  int bm, bn, bk, wm, wn, tm, tn, stages, pad;
+  explicit Shape(const Knobs& k)
+      : bm(knob(k, "BM")), bn(knob(k, "BN")), bk(knob(k, "BK")), wm(knob(k, "WM")),
+        wn(knob(k, "WN")), tm(knob(k, "TM")), tn(knob(k, "TN")), stages(knob(k, "STAGES")),
+        pad(knob(k, "PAD")) {}
+  int warps() const { return (wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) : 0; }
+  int threads() const { return 32 * warps(); }
+  int lanes_m() const { return tm > 0 ? wm / tm : 0; }
+  int lanes_n() const { return tn > 0 ? wn / tn : 0; }
+  // K-major stages of A and B, each k row padded by PAD floats.
+  std::int64_t smem_bytes() const {
+    return std::int64_t{4} * stages * bk * (bm + bn + 2 * pad);
+  }
+  // Accumulators + two fragment buffers + addressing (kernels.md's rule of thumb).
+  int registers_estimate() const { return tm * tn + 2 * (tm + tn) + 30; }
+};
+
+struct Split {
+  int k_splits = 1;
+  int k_slice = 0;
+};
+
+// K slices: multiples of BK, at most SPLITK of them, the last one possibly shorter.
+Split split_of(const Knobs& knobs, const ProblemKey& p) {
+  const int splitk = knob(knobs, "SPLITK"), bk = knob(knobs, "BK");
+  Split s;
+  if (splitk <= 1 || p.k <= 0) return s;
+  const std::int64_t slice = ceil_div(ceil_div(p.k, splitk), bk) * bk;
+  const int splits = static_cast<int>(ceil_div(p.k, slice));
+  if (splits > 1) {
+    s.k_splits = splits;
+    s.k_slice = static_cast<int>(slice);
+  }
+  return s;
+}
+
+class F1Simt final : public Family {
+ public:
+  std::string name() const override { return "f1_simt"; }
+  std::vector<std::string> knob_names() const override { return names(); }
+
+  std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
+    return {
+        {"tiles_power_of_two",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return pow2(s.bm) && pow2(s.bn) && pow2(s.bk) && pow2(s.wm) && pow2(s.wn) &&
+                  pow2(s.tm) && pow2(s.tn);
+         }},
+        {"block_tile_16_to_256",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return in(s.bm, 16, 256) && in(s.bn, 16, 256);
+         }},
+        // The transposing loader moves 8 consecutive k per 32-byte sector.
+        {"bk_8_to_64", [](const Knobs& k) { return in(knob(k, "BK"), 8, 64); }},
+        {"thread_tile_4x4_subtiles",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return in(s.tm, 4, 16) && in(s.tn, 4, 16);
+         }},
+        {"warp_tile_divides_block",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return s.wm > 0 && s.wn > 0 && s.wm <= s.bm && s.wn <= s.bn && s.bm % s.wm == 0 &&
+                  s.bn % s.wn == 0;
+         }},
+        {"lanes_per_warp_32",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return s.tm > 0 && s.tn > 0 && s.wm % s.tm == 0 && s.wn % s.tn == 0 &&
+                  s.lanes_m() * s.lanes_n() == 32;
+         }},
+        // At most 8 distinct float4 per warp and k row: 128-bit shared loads stay conflict-free.
+        {"lane_layout_4x8_or_8x4",
+         [](const Knobs& k) {
+           const int lm = Shape(k).lanes_m();
+           return lm == 4 || lm == 8;
+         }},
+        {"threads_in_range",
+         [lim](const Knobs& k) {
+           return in(Shape(k).threads(), 64, std::min(1024, lim.max_threads_per_block));
+         }},
+        // Every thread issues the same number of 16-byte (and 4-byte transposing) copies.
+        {"loader_divides_tile",
+         [](const Knobs& k) {
+           const Shape s(k);
+           const int per_pass = s.threads() * 4;
+           return per_pass > 0 && (s.bm * s.bk) % per_pass == 0 && (s.bn * s.bk) % per_pass == 0;
+         }},
+        {"stages_2_to_6", [](const Knobs& k) { return in(knob(k, "STAGES"), 2, 6); }},
+        {"pad_0_or_4",
+         [](const Knobs& k) {
+           const int pad = knob(k, "PAD");
+           return pad == 0 || pad == 4;
+         }},
+        {"regdb_0_or_1", [](const Knobs& k) { return in(knob(k, "REGDB"), 0, 1); }},
+        {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
+        {"splitk_1_to_64", [](const Knobs& k) { return in(knob(k, "SPLITK"), 1, 64); }},
+        {"min_blocks_1_to_4", [](const Knobs& k) { return in(knob(k, "MIN_BLOCKS"), 1, 4); }},
+        {"smem_fits",
+         [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
+        {"registers_estimate",
+         [lim](const Knobs& k) {
+           return Shape(k).registers_estimate() <= std::min(255, lim.max_regs_per_thread);
+         }},
+        // MIN_BLOCKS blocks must fit one SM: registers (allocated in 8s), shared memory, threads.
+        {"min_blocks_registers",
+         [lim](const Knobs& k) {
+           const Shape s(k);
+           const std::int64_t regs = (s.registers_estimate() + 7) / 8 * 8;
+           return regs * s.threads() * knob(k, "MIN_BLOCKS") <= lim.regs_per_sm;
+         }},
+        {"min_blocks_smem",
+         [lim](const Knobs& k) {
+           const Shape s(k);
+           return knob(k, "MIN_BLOCKS") * (s.smem_bytes() + kSmemReservedPerBlock) <=
+                  lim.smem_optin_bytes + kSmemReservedPerBlock;
+         }},
+        {"min_blocks_threads",
+         [](const Knobs& k) {
+           return Shape(k).threads() * knob(k, "MIN_BLOCKS") <= kMaxThreadsPerSm;
+         }},
+    };
+  }
+
+  std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const override {
+    if (std::string why = validate(p); !why.empty()) return why;
+    if (p.m == 0 || p.n == 0) return "empty output (m or n is 0): nothing to launch";
+    const Split split = split_of(knobs, p);
+    if (split.k_splits > 1) {
+      const std::int64_t floats = std::int64_t{split.k_splits} * p.m * p.n;
+      if (floats > kMaxWorkspaceFloats)
+        return fmt::format("split-K workspace of {} floats exceeds the {} limit", floats,
+                           kMaxWorkspaceFloats);
+    }
+    return {};
+  }
+
+  std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
+    std::vector<std::string> out;
+    for (const std::string& n : names()) out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
+    out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
+    out.push_back(fmt::format("-DALIGN={}", p.align));
+    return out;
+  }
+
+  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
+    const Shape s(knobs);
+    LaunchGeometry g;
+    const std::int64_t tiles = ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn);
+    g.grid.x = static_cast<unsigned>(tiles);  // rasterized in the kernel from a 1-D id
+    g.block.x = static_cast<unsigned>(s.threads());
+    g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
+    const Split split = split_of(knobs, p);
+    g.k_splits = split.k_splits;
+    g.k_slice = split.k_slice;
+    if (split.k_splits > 1) {
+      g.grid.z = static_cast<unsigned>(split.k_splits);
+      g.has_reduce = true;
+      g.workspace_floats = static_cast<std::size_t>(split.k_splits) * p.m * p.n;
+      // One thread per run of 4 rows of a column.
+      const std::int64_t runs = ceil_div(p.m, 4) * p.n;
+      g.reduce_block.x = kReduceThreads;
+      g.reduce_grid.x = static_cast<unsigned>(
+          std::clamp<std::int64_t>(ceil_div(runs, kReduceThreads), 1, kMaxReduceBlocks));
+    }
+    return g;
+  }
+
+  // Each optional mechanism adds one; a timing tie goes to the configuration with fewer.
+  int complexity(const Knobs& k) const override {
+    return (knob(k, "STAGES") - 2) + knob(k, "REGDB") + (knob(k, "PAD") > 0 ? 1 : 0) +
+           (knob(k, "RASTER") > 1 ? 1 : 0) + (knob(k, "MIN_BLOCKS") > 1 ? 1 : 0) +
+           (knob(k, "SPLITK") > 1 ? 2 : 0);
+  }
+};
+
+}  // namespace
+
+const Family& f1_simt_family() {
+  static const F1Simt family;
+  return family;
+}
+
+}  // namespace sgt

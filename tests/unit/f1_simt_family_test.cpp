@@ -1,0 +1,242 @@
+// Host tests of family F1 (src/space/families/f1_simt.cpp): constraints, cannot_implement,
+// NVRTC defines, launch geometry and split-K slicing, and the default search space.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "config/search_space.hpp"
+#include "space/family.hpp"
+
+namespace sgt {
+namespace {
+
+const Family& f1() { return find_family("f1_simt"); }
+
+// The template's own defaults (kernel_templates/f1_simt.cu): 128x128x8, 8 warps of 32x64.
+Knobs base() {
+  return {{"BM", 128}, {"BN", 128},    {"BK", 8},     {"WM", 32},         {"WN", 64},
+          {"TM", 8},   {"TN", 8},      {"STAGES", 3}, {"PAD", 4},         {"REGDB", 1},
+          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}};
+}
+
+Knobs with(Knobs k, const std::string& name, int value) {
+  k[name] = value;
+  return k;
+}
+
+ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
+  ProblemKey p;
+  p.transa = ta;
+  p.transb = tb;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.align = align;
+  return with_minimal_leading_dimensions(p);
+}
+
+std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
+  return failed_constraint(f1(), k, lim);
+}
+
+TEST(F1SimtFamily, IsRegisteredUnderItsTemplateName) {
+  EXPECT_EQ(f1().name(), "f1_simt");
+  const auto& all = families();
+  EXPECT_NE(std::find(all.begin(), all.end(), &f1()), all.end());
+  const auto names = f1().knob_names();
+  for (const auto& [name, value] : base())
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  EXPECT_EQ(names.size(), base().size());
+}
+
+TEST(F1SimtFamily, TemplateDefaultsAreValid) { EXPECT_EQ(why(base()), ""); }
+
+TEST(F1SimtFamily, LargeAndSmallTilesAreValid) {
+  // 256x128 with 128 accumulators per thread (the cuBLAS-like large tile).
+  Knobs big = base();
+  big["BM"] = 256, big["WM"] = 64, big["TN"] = 16;
+  EXPECT_EQ(why(big), "");
+  // 32x32 with 2 warps of 16x32 and 4x4 thread tiles, BK = 16.
+  Knobs small = base();
+  small["BM"] = 32, small["BN"] = 32, small["BK"] = 16, small["WM"] = 16, small["WN"] = 32;
+  small["TM"] = 4, small["TN"] = 4;
+  EXPECT_EQ(why(small), "");
+}
+
+TEST(F1SimtFamily, EachConstraintRejectsWhatItNames) {
+  EXPECT_EQ(why(with(base(), "BM", 96)), "tiles_power_of_two");
+  EXPECT_EQ(why(with(base(), "TM", 0)), "tiles_power_of_two");
+  EXPECT_EQ(why(with(base(), "BK", 4)), "bk_8_to_64");
+  EXPECT_EQ(why(with(with(base(), "BN", 512), "WN", 64)), "block_tile_16_to_256");
+  EXPECT_EQ(why(with(base(), "WM", 256)), "warp_tile_divides_block");
+  EXPECT_EQ(why(with(base(), "TN", 4)), "lanes_per_warp_32");  // 4 x 16 lanes
+  // 16 x 2 lanes: 32 lanes, but 16 distinct float4 per k row of A.
+  Knobs wide = base();
+  wide["WM"] = 128, wide["WN"] = 16, wide["TN"] = 8;
+  EXPECT_EQ(why(wide), "lane_layout_4x8_or_8x4");
+  // One warp: 32 threads.
+  Knobs one_warp = base();
+  one_warp["BM"] = 32, one_warp["BN"] = 64;
+  EXPECT_EQ(why(one_warp), "threads_in_range");
+  // 256 threads cannot split a 64x8 tile into 16-byte copies evenly.
+  Knobs thin = base();
+  thin["BN"] = 64, thin["WN"] = 32, thin["TN"] = 4;  // 4x2 warps of 32x32, lanes 4x8
+  EXPECT_EQ(why(thin), "loader_divides_tile");
+  EXPECT_EQ(why(with(thin, "BK", 16)), "");
+  EXPECT_EQ(why(with(base(), "STAGES", 1)), "stages_2_to_6");
+  EXPECT_EQ(why(with(base(), "PAD", 2)), "pad_0_or_4");
+  EXPECT_EQ(why(with(base(), "REGDB", 2)), "regdb_0_or_1");
+  EXPECT_EQ(why(with(base(), "RASTER", 0)), "raster_1_to_64");
+  EXPECT_EQ(why(with(base(), "SPLITK", 0)), "splitk_1_to_64");
+  EXPECT_EQ(why(with(base(), "MIN_BLOCKS", 0)), "min_blocks_1_to_4");
+}
+
+TEST(F1SimtFamily, SharedMemoryLimitIsTheDevices) {
+  // 6 stages x 64 x (256 + 128 + 8) floats = 602 KB > 227 KB.
+  Knobs k = base();
+  k["BM"] = 256, k["WM"] = 64, k["TN"] = 16, k["BK"] = 64, k["STAGES"] = 6;
+  EXPECT_EQ(why(k), "smem_fits");
+  // 3 x 32 x 264 x 4 = 101376 bytes: fits the 227 KB opt-in, not a 48 KB device.
+  Knobs mid = with(base(), "BK", 32);
+  EXPECT_EQ(why(mid), "");
+  DeviceLimits small;
+  small.smem_optin_bytes = 48 * 1024;
+  EXPECT_EQ(why(mid, small), "smem_fits");
+}
+
+TEST(F1SimtFamily, RegisterEstimateAndOccupancy) {
+  // 16 x 16 accumulators: 256 + 64 + 30 registers.
+  Knobs k = base();
+  k["BM"] = 256, k["BN"] = 256, k["WM"] = 64, k["WN"] = 128, k["TM"] = 16, k["TN"] = 16;
+  EXPECT_EQ(why(k), "registers_estimate");
+  // 8x8: 126 -> 128 registers x 256 threads x 2 blocks = 65536: fits; 3 blocks do not.
+  EXPECT_EQ(why(with(base(), "MIN_BLOCKS", 2)), "");
+  EXPECT_EQ(why(with(base(), "MIN_BLOCKS", 3)), "min_blocks_registers");
+  // 256x128x8 / 8x16: 206 registers; 2 blocks of 256 threads cannot be resident.
+  Knobs big = base();
+  big["BM"] = 256, big["WM"] = 64, big["TN"] = 16, big["MIN_BLOCKS"] = 2;
+  EXPECT_EQ(why(big), "min_blocks_registers");
+  // Shared memory per SM: 2 x (5 x 32 x 264 x 4 + 1 KB) > 228 KB.
+  Knobs deep = base();
+  deep["BK"] = 32, deep["STAGES"] = 5, deep["MIN_BLOCKS"] = 2, deep["REGDB"] = 0;
+  EXPECT_EQ(why(deep), "min_blocks_smem");
+}
+
+TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
+  const auto d = f1().defines(with(base(), "SPLITK", 4), problem(100, 200, 300, Op::T, Op::N, 1));
+  auto has = [&](const std::string& s) { return std::find(d.begin(), d.end(), s) != d.end(); };
+  EXPECT_TRUE(has("-DBM=128"));
+  EXPECT_TRUE(has("-DBK=8"));
+  EXPECT_TRUE(has("-DSPLITK=4"));
+  EXPECT_TRUE(has("-DMIN_BLOCKS=1"));
+  EXPECT_TRUE(has("-DTRANS_A=1"));
+  EXPECT_TRUE(has("-DTRANS_B=0"));
+  EXPECT_TRUE(has("-DALIGN=1"));
+  EXPECT_EQ(d.size(), f1().knob_names().size() + 3);
+  const auto d2 = f1().defines(base(), problem(8, 8, 8, Op::N, Op::T, 2));
+  EXPECT_NE(std::find(d2.begin(), d2.end(), "-DTRANS_B=1"), d2.end());
+  EXPECT_NE(std::find(d2.begin(), d2.end(), "-DALIGN=2"), d2.end());
+}
+
+TEST(F1SimtFamily, GeometryCoversEveryTileWithoutSplit) {
+  const LaunchGeometry g = f1().geometry(base(), problem(1023, 1025, 1027));
+  EXPECT_EQ(g.grid.x, 8u * 9u);  // ceil(1023/128) x ceil(1025/128)
+  EXPECT_EQ(g.grid.y, 1u);
+  EXPECT_EQ(g.grid.z, 1u);
+  EXPECT_EQ(g.block.x, 256u);
+  EXPECT_EQ(g.smem_bytes, 3u * 8u * (128u + 128u + 8u) * 4u);
+  EXPECT_EQ(g.k_splits, 1);
+  EXPECT_EQ(g.k_slice, 0);
+  EXPECT_FALSE(g.has_reduce);
+  EXPECT_EQ(g.workspace_floats, 0u);
+  // m = n = 1: one block.
+  EXPECT_EQ(f1().geometry(base(), problem(1, 1, 1)).grid.x, 1u);
+}
+
+TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
+  const LaunchGeometry g = f1().geometry(with(base(), "SPLITK", 4), problem(1023, 1025, 1027));
+  EXPECT_EQ(g.k_slice, 264);  // ceil(1027 / 4) = 257, rounded up to a multiple of BK = 8
+  EXPECT_EQ(g.k_splits, 4);
+  EXPECT_EQ(g.grid.z, 4u);
+  EXPECT_TRUE(g.has_reduce);
+  EXPECT_EQ(g.workspace_floats, 4u * 1023u * 1025u);
+  EXPECT_EQ(g.reduce_block.x, 256u);
+  EXPECT_GE(std::uint64_t{g.reduce_grid.x} * g.reduce_block.x, 256u * 1025u);  // runs of 4 rows
+
+  for (int splitk : {2, 3, 5, 8, 16}) {
+    for (int k : {1, 7, 8, 9, 63, 64, 65, 129, 700, 1000, 4096, 65536}) {
+      for (int bk : {8, 16, 32}) {
+        Knobs kn = with(with(base(), "SPLITK", splitk), "BK", bk);
+        const LaunchGeometry s = f1().geometry(kn, problem(64, 64, k));
+        SCOPED_TRACE(testing::Message() << "splitk=" << splitk << " k=" << k << " bk=" << bk);
+        if (s.k_splits == 1) {
+          EXPECT_FALSE(s.has_reduce);
+          EXPECT_EQ(s.workspace_floats, 0u);
+          EXPECT_LE(k, bk);  // any K beyond one BK tile is split
+          continue;
+        }
+        EXPECT_LE(s.k_splits, splitk);
+        EXPECT_EQ(s.k_slice % bk, 0);
+        EXPECT_LT(static_cast<long long>(s.k_splits - 1) * s.k_slice, k);  // no empty slice
+        EXPECT_GE(static_cast<long long>(s.k_splits) * s.k_slice, k);      // all of K
+        EXPECT_EQ(s.grid.z, static_cast<unsigned>(s.k_splits));
+        EXPECT_EQ(s.workspace_floats, static_cast<std::size_t>(s.k_splits) * 64 * 64);
+      }
+    }
+  }
+  // K within one BK: a split would leave empty slices, so there is none.
+  const LaunchGeometry tiny = f1().geometry(with(base(), "SPLITK", 4), problem(64, 64, 5));
+  EXPECT_EQ(tiny.k_splits, 1);
+  EXPECT_FALSE(tiny.has_reduce);
+  EXPECT_EQ(tiny.grid.z, 1u);
+}
+
+TEST(F1SimtFamily, CannotImplementInvalidOrDegenerateProblems) {
+  EXPECT_EQ(f1().cannot_implement(base(), problem(1000, 1300, 700)), "");
+  EXPECT_EQ(f1().cannot_implement(base(), problem(1, 1, 1, Op::T, Op::T, 1)), "");
+  ProblemKey bad = problem(100, 100, 100);
+  bad.lda = 50;  // fewer than the 100 rows of A
+  EXPECT_NE(f1().cannot_implement(base(), bad), "");
+  ProblemKey odd = problem(100, 100, 100);
+  odd.align = 3;
+  EXPECT_NE(f1().cannot_implement(base(), odd), "");
+  EXPECT_NE(f1().cannot_implement(base(), problem(0, 100, 100)), "");
+  EXPECT_NE(f1().cannot_implement(base(), problem(100, 0, 100)), "");
+  // k = 0 is C = beta C, which the kernel does without loading a tile.
+  EXPECT_EQ(f1().cannot_implement(base(), problem(100, 100, 0)), "");
+  // 16 x 8192 x 8192 floats of split-K workspace is refused; unsplit it runs.
+  EXPECT_NE(f1().cannot_implement(with(base(), "SPLITK", 16), problem(8192, 8192, 8192)), "");
+  EXPECT_EQ(f1().cannot_implement(base(), problem(8192, 8192, 8192)), "");
+  EXPECT_EQ(f1().cannot_implement(with(base(), "SPLITK", 16), problem(64, 64, 65536)), "");
+}
+
+TEST(F1SimtFamily, ComplexityGrowsWithMechanisms) {
+  Knobs plain = base();
+  plain["STAGES"] = 2, plain["REGDB"] = 0, plain["PAD"] = 0;
+  const int c0 = f1().complexity(plain);
+  EXPECT_LT(c0, f1().complexity(with(plain, "STAGES", 4)));
+  EXPECT_LT(c0, f1().complexity(with(plain, "SPLITK", 2)));
+  EXPECT_LT(c0, f1().complexity(with(plain, "RASTER", 8)));
+  EXPECT_LT(f1().complexity(with(plain, "STAGES", 3)), f1().complexity(with(plain, "STAGES", 5)));
+}
+
+TEST(F1SimtFamily, DefaultSpaceIsSmallAndValid) {
+  const SearchSpace space = load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f1_simt.yaml");
+  ASSERT_EQ(space.families.size(), 1u);
+  EXPECT_EQ(space.families[0].family, &f1());
+  const Enumeration e = enumerate(space, DeviceLimits{});
+  EXPECT_GE(e.valid.size(), 50u);
+  EXPECT_LE(e.valid.size(), 400u);  // every point is one NVRTC compile per problem class
+  bool has_split = false, has_large = false;
+  for (const Candidate& c : e.valid) {
+    EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
+    has_split |= knob(c.knobs, "SPLITK") > 1;
+    has_large |= knob(c.knobs, "TM") * knob(c.knobs, "TN") == 128;
+  }
+  EXPECT_TRUE(has_split);
+  EXPECT_TRUE(has_large);
+}
+
+}  // namespace
+}  // namespace sgt
