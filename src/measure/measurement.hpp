@@ -1,12 +1,13 @@
-// Settings and results of timing one or more kernels (see docs/methodology in configs/measure.yaml).
+// Settings and results of timing one or more kernels (docs: methodology.md; every setting is
+// listed with its meaning in configs/measure.yaml, under the same name).
 #pragma once
+
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <cuda_runtime_api.h>
 
 namespace sgt {
 
@@ -21,12 +22,21 @@ struct MeasureSettings {
   // Full methodology (nvbench defaults).
   int min_samples = 10;
   double min_time_s = 0.5;
-  double max_noise = 0.005;          // relative stdev under which a measurement stops
-  double noise_convergence = 0.05;   // relative stdev of the recent noise estimates
+  double max_noise = 0.005;         // relative stdev under which a measurement stops
+  double noise_convergence = 0.05;  // relative stdev of the recent noise estimates
   double timeout_s = 15;
+  // Warm-up before full measurements: until the SM clock is stable.
+  double warmup_min_ms = 25;    // at least this much GPU time of the kernel
+  double warmup_max_ms = 2000;  // give up waiting for a stable clock after this (a warning)
+  double clock_stable_tolerance = 0.01;  // consecutive clock readings within this fraction
   // Throttle detection.
-  double throttle_fraction = 0.75;   // discard samples below this x default SM clock
-  double min_clock_sample_us = 50;   // clock estimate trusted only for samples this long
+  double throttle_fraction = 0.75;     // discard samples below this x default SM clock
+  double min_clock_sample_us = 50;     // clock estimate trusted only for samples this long
+  double clock_probe_window_us = 20;   // how long the clock probe kernel counts cycles
+  double throttle_sleep_ms = 50;       // sleep after a throttled sample
+  double throttle_sleep_growth = 1.5;  // sleep growth after 2 throttled samples in a row
+  double throttle_sleep_max_ms = 500;
+  double nvml_round_ms = 20;  // measure(): NVML read around groups of this much wall time
   // Interleaved confirmation of finalists against cuBLAS.
   int finalists = 3;
   int min_rounds = 20;
@@ -35,12 +45,57 @@ struct MeasureSettings {
   std::string lock_clocks;               // "base" | "max" | "<MHz>" with policy lock
 };
 
+// NVML clock-event reasons (nvmlClocksEventReason*), as the methodology uses them.
+inline constexpr std::uint64_t kReasonGpuIdle = 0x1;
+inline constexpr std::uint64_t kReasonSwPowerCap = 0x4;
+// HwSlowdown, SwThermal, HwThermal, HwPowerBrake and the two newer brake bits: discard the round.
+inline constexpr std::uint64_t kReasonBrakeMask = 0x8 | 0x20 | 0x40 | 0x80 | 0x200 | 0x400;
+
 struct Measurement {
   std::vector<double> samples_us;  // accepted samples, in order
   int discarded = 0;               // throttled samples thrown away
   double median_us = 0, min_us = 0, mean_us = 0, stdev_us = 0;
   double sm_clock_mhz = 0;  // mean observed clock of accepted samples (0: not observed)
   std::string warnings;     // e.g. "SwPowerCap seen"
+
+  // Provenance.
+  double rel_stdev = 0;  // stdev / mean of the accepted samples
+  double max_us = 0;
+  double gpu_time_s = 0;      // sum of accepted samples
+  double wall_time_s = 0;     // host time the whole measurement took (warm-up included)
+  std::string stop_reason;    // "noise", "converged", "timeout", "budget", "rounds"
+  int discarded_clock = 0;    // of `discarded`: below throttle_fraction x default clock
+  int discarded_reasons = 0;  // of `discarded`: in a round with a brake reason
+  int rewarms = 0;            // warm-ups repeated after GpuIdle
+  double sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;  // over accepted samples (probe)
+  bool nvml = false;                                  // NVML fields below are valid
+  double nvml_sm_clock_mhz = 0;                       // mean of NVML SM clock readings
+  double power_w = 0;                                 // mean of NVML power readings
+  double temperature_c = 0;                           // highest NVML temperature reading
+  std::uint64_t reasons_seen = 0;                     // OR of all NVML clock-event reasons read
+  std::string clock_policy = "observe";               // "observe", or "lock:<MHz>" when locked
+};
+
+// Summary of per-round paired ratios (kernel time / reference time).
+struct RatioSummary {
+  double median = 0;      // median ratio
+  double q1 = 0, q3 = 0;  // quartiles of the ratios
+  // Half the inter-quartile range relative to the median: (q3 - q1) / 2 / median.
+  double spread = 0;
+  // Distribution-free ~95% confidence interval of the median from order statistics (binomial,
+  // normal approximation): no bootstrap.
+  double ci_low = 0, ci_high = 0;
+  int count = 0;
+};
+
+struct Interleaved {
+  std::vector<Measurement> kernels;         // one per launch function, same order
+  std::vector<std::vector<double>> ratios;  // ratios[i][r]: kernel i / kernel 0 in round r
+  std::vector<RatioSummary> ratio_summary;  // per kernel (kernel 0: all ones)
+  int rounds = 0;                           // rounds kept
+  int discarded_rounds = 0;                 // rounds thrown away (throttle or brake reasons)
+  std::uint64_t seed = 0;                   // of the per-round order
+  std::string warnings;
 };
 
 }  // namespace sgt

@@ -1,0 +1,377 @@
+// Timer: warm-up, cold samples, throttle rule, NVML rounds, stopping rule and interleaving.
+#include "measure/timer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "common/error.hpp"
+#include "measure/statistics.hpp"
+#include "measure/stopping_rule.hpp"
+
+namespace sgt {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void add_warning(std::string& warnings, const std::string& text) {
+  if (warnings.find(text) != std::string::npos) return;
+  if (!warnings.empty()) warnings += "; ";
+  warnings += text;
+}
+
+// Warnings from the NVML reasons seen over a whole measurement.
+void reason_warnings(Measurement& m) {
+  if (m.reasons_seen & kReasonSwPowerCap) add_warning(m.warnings, "SwPowerCap seen");
+  if (m.reasons_seen & kReasonBrakeMask) {
+    add_warning(m.warnings, fmt::format("throttle reasons seen: {}",
+                                        reason_names(m.reasons_seen & kReasonBrakeMask)));
+  }
+}
+
+void clock_stats(Measurement& m, const std::vector<double>& clocks) {
+  std::vector<double> known;
+  for (double c : clocks)
+    if (c > 0) known.push_back(c);
+  if (known.empty()) return;
+  m.sm_clock_mhz = mean(known);
+  m.sm_clock_min_mhz = min_value(known);
+  m.sm_clock_max_mhz = max_value(known);
+}
+
+}  // namespace
+
+bool is_throttled(double clock_mhz, int default_clock_khz, double fraction) {
+  if (clock_mhz <= 0 || default_clock_khz <= 0) return false;
+  return clock_mhz < fraction * default_clock_khz * 1e-3;
+}
+
+double throttle_sleep_ms(int consecutive, const MeasureSettings& settings) {
+  double ms = settings.throttle_sleep_ms;
+  for (int i = 2; i < consecutive; ++i) ms *= settings.throttle_sleep_growth;
+  return std::min(ms, settings.throttle_sleep_max_ms);
+}
+
+std::uint64_t Timer::NvmlTally::add(const NvmlReading& r) {
+  if (r.sm_clock_mhz) {
+    clock_sum += *r.sm_clock_mhz;
+    ++clock_count;
+  }
+  if (r.power_w) {
+    power_sum += *r.power_w;
+    ++power_count;
+  }
+  if (r.temperature_c) temperature_max = std::max<double>(temperature_max, *r.temperature_c);
+  any = any || r.sm_clock_mhz || r.power_w || r.temperature_c || r.reasons;
+  const std::uint64_t bits = r.reasons.value_or(0);
+  reasons |= bits;
+  return bits;
+}
+
+void Timer::NvmlTally::fill(Measurement& m) const {
+  m.nvml = any;
+  if (clock_count) m.nvml_sm_clock_mhz = clock_sum / clock_count;
+  if (power_count) m.power_w = power_sum / power_count;
+  m.temperature_c = temperature_max;
+  m.reasons_seen |= reasons;
+}
+
+Timer::Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStream_t stream)
+    : device_(device), settings_(settings), stream_(stream), flusher_(device.l2_bytes) {
+  if (settings_.clock_policy != "observe" && settings_.clock_policy != "lock") {
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("clock_policy '{}': expected observe or lock", settings_.clock_policy));
+  }
+  try {
+    probe_ = std::make_unique<ClockProbe>(device_, settings_.clock_probe_window_us);
+  } catch (const Error& e) {
+    notes_.push_back(fmt::format("clock probe unavailable, SM clock not observed: {}", e.what()));
+  }
+  nvml_ = std::make_unique<Nvml>(device_.uuid, device_.ordinal);
+  notes_.push_back(nvml_->message());
+  if (settings_.clock_policy == "lock") {
+    const LockRequest request = parse_lock_request(settings_.lock_clocks);
+    lock_ = std::make_unique<ClockLock>(*nvml_, request);
+    notes_.push_back(lock_->message());
+  }
+}
+
+Timer::~Timer() = default;
+
+std::string Timer::clock_policy() const {
+  return lock_ && lock_->locked() ? lock_->policy() : "observe";
+}
+
+double Timer::elapsed_s() const { return now_s() - t0_s_; }
+
+double Timer::read_clock_mhz() { return probe_ ? probe_->read_mhz(stream_) : 0; }
+
+NvmlReading Timer::nvml_read() const { return nvml_ ? nvml_->read() : NvmlReading{}; }
+
+void Timer::prime(const LaunchFn& launch) {
+  launch(stream_);
+  SGT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  SGT_CUDA_CHECK_LAST();
+}
+
+double Timer::run_hot(const LaunchFn& launch, double min_ms) {
+  double total_ms = 0;
+  int batch = 1;
+  const double started = now_s();
+  while (total_ms < min_ms) {
+    start_.record(stream_);
+    for (int i = 0; i < batch; ++i) launch(stream_);
+    stop_.record(stream_);
+    stop_.synchronize();
+    const double ms = stop_.elapsed_ms_since(start_);
+    total_ms += ms;
+    // Batches of about 5 ms keep synchronization overhead small for tiny kernels.
+    const double per_launch_ms = std::max(ms / batch, 1e-4);
+    batch = std::clamp(static_cast<int>(5.0 / per_launch_ms), 1, 4096);
+    if (now_s() - started > settings_.timeout_s) break;  // GPU time not advancing: give up
+  }
+  SGT_CUDA_CHECK_LAST();
+  return total_ms;
+}
+
+bool Timer::warm_until_stable(const LaunchFn& launch) {
+  const double started = now_s();
+  double warm_ms = 0, previous_mhz = 0;
+  while (true) {
+    warm_ms += run_hot(launch, std::min(5.0, settings_.warmup_min_ms));
+    if (!probe_) {
+      if (warm_ms >= settings_.warmup_min_ms) return true;
+      continue;
+    }
+    const double mhz = probe_->read_mhz(stream_);
+    const bool stable =
+        mhz > 0 && previous_mhz > 0 &&
+        std::abs(mhz - previous_mhz) <= settings_.clock_stable_tolerance * previous_mhz;
+    if (warm_ms >= settings_.warmup_min_ms && stable) return true;
+    if ((now_s() - started) * 1e3 > settings_.warmup_max_ms) return false;
+    previous_mhz = mhz;
+  }
+}
+
+Timer::Sample Timer::cold_sample(const LaunchFn& launch, bool probe) {
+  const bool with_probe = probe && probe_;
+  flusher_.flush(stream_);
+  std::uint64_t seq0 = 0, seq1 = 0;
+  if (with_probe) seq0 = probe_->record(stream_, 0);
+  start_.record(stream_);
+  launch(stream_);
+  stop_.record(stream_);
+  if (with_probe) {
+    seq1 = probe_->record(stream_, 1);
+    probe_->fetch(stream_);
+  }
+  SGT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  SGT_CUDA_CHECK_LAST();
+  Sample s;
+  s.gpu_us = static_cast<double>(stop_.elapsed_ms_since(start_)) * 1e3;
+  if (with_probe) {
+    const ProbeStamp& before = probe_->stamp(0);
+    const ProbeStamp& after = probe_->stamp(1);
+    // Long samples: cycles counted across the sample itself. Short ones: the probes around it.
+    if (s.gpu_us >= settings_.min_clock_sample_us)
+      s.clock_mhz = between_mhz(before, seq0, after, seq1);
+    if (s.clock_mhz <= 0) {
+      const double a = probe_mhz(before, seq0), b = probe_mhz(after, seq1);
+      s.clock_mhz = (a > 0 && b > 0) ? (a + b) / 2 : std::max(a, b);
+    }
+  }
+  return s;
+}
+
+void Timer::throttle_pause(int consecutive) {
+  const double ms = throttle_sleep_ms(consecutive, settings_);
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+
+Measurement Timer::screen(const LaunchFn& launch) {
+  t0_s_ = now_s();
+  Measurement m;
+  m.clock_policy = clock_policy();
+  prime(launch);
+  run_hot(launch, settings_.screen_warmup_ms);
+  double gpu_ms = 0;
+  while (gpu_ms < settings_.screen_budget_ms ||
+         static_cast<int>(m.samples_us.size()) < settings_.screen_min_samples) {
+    const Sample s = cold_sample(launch, false);
+    m.samples_us.push_back(s.gpu_us);
+    gpu_ms += s.gpu_us * 1e-3;
+    if (elapsed_s() > settings_.timeout_s) {
+      add_warning(m.warnings, "screening timed out");
+      break;
+    }
+  }
+  m.stop_reason = "budget";
+  m.sm_clock_mhz = m.sm_clock_min_mhz = m.sm_clock_max_mhz = read_clock_mhz();
+  fill_statistics(m);
+  m.wall_time_s = elapsed_s();
+  return m;
+}
+
+Measurement Timer::measure(const LaunchFn& launch) {
+  t0_s_ = now_s();
+  Measurement m;
+  m.clock_policy = clock_policy();
+  prime(launch);
+  if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
+
+  StoppingRule rule(StoppingLimits::from(settings_));
+  NvmlTally tally;
+  std::vector<double> clocks, pending_us, pending_clock;
+  int consecutive_throttled = 0;
+  constexpr int kMaxRewarms = 5;
+  tally.add(nvml_read());
+  double round_start = now_s();
+  while (true) {
+    const Sample s = cold_sample(launch, true);
+    if (is_throttled(s.clock_mhz, device_.default_clock_khz, settings_.throttle_fraction)) {
+      ++m.discarded;
+      ++m.discarded_clock;
+      throttle_pause(++consecutive_throttled);
+      if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
+    } else {
+      consecutive_throttled = 0;
+      pending_us.push_back(s.gpu_us);
+      pending_clock.push_back(s.clock_mhz);
+    }
+    if ((now_s() - round_start) * 1e3 < settings_.nvml_round_ms) continue;
+
+    // Close the round: NVML reasons decide whether its samples count.
+    const std::uint64_t reasons = tally.add(nvml_read());
+    if (reasons & kReasonBrakeMask) {
+      m.discarded += static_cast<int>(pending_us.size());
+      m.discarded_reasons += static_cast<int>(pending_us.size());
+    } else {
+      for (std::size_t i = 0; i < pending_us.size(); ++i) {
+        rule.add_sample(pending_us[i] * 1e-6);
+        m.samples_us.push_back(pending_us[i]);
+        clocks.push_back(pending_clock[i]);
+      }
+    }
+    pending_us.clear();
+    pending_clock.clear();
+    if ((reasons & kReasonGpuIdle) && m.rewarms < kMaxRewarms) {
+      ++m.rewarms;
+      if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
+    }
+    if (rule.should_stop(elapsed_s())) break;
+    round_start = now_s();
+  }
+  m.stop_reason = to_string(rule.reason());
+  if (m.stop_reason == "timeout") {
+    add_warning(m.warnings, fmt::format("timed out at {:.1f}% noise after {} samples",
+                                        rule.noise() * 100, rule.samples()));
+  }
+  rule.require_samples();
+  tally.fill(m);
+  reason_warnings(m);
+  clock_stats(m, clocks);
+  if (m.discarded > 0) add_warning(m.warnings, fmt::format("{} samples discarded", m.discarded));
+  fill_statistics(m);
+  m.wall_time_s = elapsed_s();
+  return m;
+}
+
+Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64_t seed) {
+  if (launches.empty()) throw Error(ErrorKind::invalid_value, "interleave: no kernels");
+  t0_s_ = now_s();
+  const std::size_t count = launches.size();
+  Interleaved result;
+  result.seed = seed;
+  result.kernels.resize(count);
+  result.ratios.resize(count);
+  for (Measurement& m : result.kernels) m.clock_policy = clock_policy();
+  std::vector<std::vector<double>> clocks(count);
+
+  for (const LaunchFn& launch : launches) prime(launch);
+  for (const LaunchFn& launch : launches) {
+    if (!warm_until_stable(launch))
+      add_warning(result.warnings, "SM clock not stable after warm-up");
+  }
+
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<Sample> round(count);
+  NvmlTally tally;
+  tally.add(nvml_read());
+  double kept_gpu_s = 0;
+  int consecutive_throttled = 0;
+  constexpr int kMaxRewarms = 5;
+  int rewarms = 0;
+  while (true) {
+    std::shuffle(order.begin(), order.end(), rng);
+    bool throttled = false;
+    for (std::size_t k : order) {
+      round[k] = cold_sample(launches[k], true);
+      throttled = throttled || is_throttled(round[k].clock_mhz, device_.default_clock_khz,
+                                            settings_.throttle_fraction);
+    }
+    const std::uint64_t reasons = tally.add(nvml_read());
+    const bool braked = (reasons & kReasonBrakeMask) != 0;
+    if (throttled || braked) {
+      ++result.discarded_rounds;
+      for (Measurement& m : result.kernels) {
+        ++m.discarded;
+        ++(throttled ? m.discarded_clock : m.discarded_reasons);
+      }
+      if (throttled) {
+        throttle_pause(++consecutive_throttled);
+        for (const LaunchFn& launch : launches) warm_until_stable(launch);
+      }
+    } else {
+      consecutive_throttled = 0;
+      ++result.rounds;
+      for (std::size_t k = 0; k < count; ++k) {
+        result.kernels[k].samples_us.push_back(round[k].gpu_us);
+        clocks[k].push_back(round[k].clock_mhz);
+        result.ratios[k].push_back(round[k].gpu_us / round[0].gpu_us);
+        kept_gpu_s += round[k].gpu_us * 1e-6;
+      }
+    }
+    if ((reasons & kReasonGpuIdle) && rewarms < kMaxRewarms) {
+      ++rewarms;
+      for (const LaunchFn& launch : launches) warm_until_stable(launch);
+    }
+    if (result.rounds >= settings_.min_rounds && kept_gpu_s >= settings_.min_round_time_s) break;
+    if (elapsed_s() > settings_.timeout_s) {
+      add_warning(result.warnings,
+                  fmt::format("interleaving timed out after {} rounds ({} discarded)",
+                              result.rounds, result.discarded_rounds));
+      break;
+    }
+  }
+  if (result.rounds == 0) {
+    throw Error(ErrorKind::internal,
+                "interleaved measurement kept zero rounds (every round was throttled): no time "
+                "is reported");
+  }
+  const bool timed_out =
+      result.rounds < settings_.min_rounds || kept_gpu_s < settings_.min_round_time_s;
+  for (std::size_t k = 0; k < count; ++k) {
+    Measurement& m = result.kernels[k];
+    tally.fill(m);
+    m.rewarms = rewarms;
+    reason_warnings(m);
+    clock_stats(m, clocks[k]);
+    fill_statistics(m);
+    m.stop_reason = timed_out ? "timeout" : "rounds";
+    m.wall_time_s = elapsed_s();
+    if (!result.warnings.empty()) add_warning(m.warnings, result.warnings);
+    result.ratio_summary.push_back(summarize_ratios(result.ratios[k]));
+  }
+  return result;
+}
+
+}  // namespace sgt

@@ -1,0 +1,97 @@
+// Times kernels the methodology's way: L2 flushed before every sample, CUDA events around the
+// launch only, the SM clock probed around samples, throttle rule, stopping rule, interleaving.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
+#include "measure/clock_lock.hpp"
+#include "measure/clock_probe.hpp"
+#include "measure/l2_flush.hpp"
+#include "measure/measurement.hpp"
+#include "measure/nvml.hpp"
+
+namespace sgt {
+
+// Pure parts of the throttle rule (unit-tested).
+// True when a known clock (> 0) is below fraction x the device's default clock.
+bool is_throttled(double clock_mhz, int default_clock_khz, double fraction);
+// Sleep after the n-th throttled sample in a row (n >= 1): throttle_sleep_ms for the first two,
+// then growing by throttle_sleep_growth each time, capped at throttle_sleep_max_ms.
+double throttle_sleep_ms(int consecutive, const MeasureSettings& settings);
+
+class Timer {
+ public:
+  // Allocates the L2 flush buffer, compiles the clock probe, loads NVML and, with clock_policy
+  // "lock", tries to lock the clocks (falling back to observe with a note). The stream must be a
+  // dedicated one and outlive the timer. Throws sgt::Error(invalid_value) for a bad policy.
+  Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStream_t stream);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  // Short estimate: one untimed launch, ~screen_warmup_ms of warm-up, then cold samples until
+  // screen_budget_ms of GPU time and screen_min_samples; median. No throttle rule.
+  Measurement screen(const LaunchFn& launch);
+  // Full measurement: warm until the SM clock is stable, cold samples with the clock read around
+  // each, throttle rule, NVML reasons per round, stopping rule. Throws sgt::Error(internal) when
+  // no sample was accepted.
+  Measurement measure(const LaunchFn& launch);
+  // Rounds of one cold sample per kernel in a fresh random order (std::mt19937_64 seeded with
+  // `seed`) until min_rounds and min_round_time_s of accepted GPU time (or timeout_s). A round is
+  // kept or discarded whole. Ratios are to kernel 0. Throws sgt::Error(internal) when no round
+  // was kept, sgt::Error(invalid_value) when `launches` is empty.
+  Interleaved interleave(const std::vector<LaunchFn>& launches, std::uint64_t seed);
+
+  // SM clock now (probe kernel), MHz; 0 when the probe is unavailable.
+  double read_clock_mhz();
+  // Setup messages for the caller's log: NVML state, clock probe, clock lock outcome.
+  const std::vector<std::string>& notes() const noexcept { return notes_; }
+  // "observe" or "lock:<target>".
+  std::string clock_policy() const;
+  bool nvml_available() const noexcept { return nvml_ && nvml_->available(); }
+
+ private:
+  struct Sample {
+    double gpu_us = 0;
+    double clock_mhz = 0;  // 0: unknown
+  };
+  // Accumulates NVML readings of one measurement.
+  struct NvmlTally {
+    int clock_count = 0, power_count = 0;
+    double clock_sum = 0, power_sum = 0, temperature_max = 0;
+    std::uint64_t reasons = 0;
+    bool any = false;
+    std::uint64_t add(const NvmlReading& r);  // returns the reasons of this reading
+    void fill(Measurement& m) const;
+  };
+
+  void prime(const LaunchFn& launch);  // untimed launch + sync
+  // Back-to-back launches (no flush) for at least min_ms of GPU time, in batches; returns GPU ms.
+  double run_hot(const LaunchFn& launch, double min_ms);
+  // Warm until two consecutive clock readings agree (after warmup_min_ms); false if it gave up.
+  bool warm_until_stable(const LaunchFn& launch);
+  Sample cold_sample(const LaunchFn& launch, bool probe);
+  NvmlReading nvml_read() const;
+  void throttle_pause(int consecutive);
+  double elapsed_s() const;
+
+  DeviceInfo device_;
+  MeasureSettings settings_;
+  cudaStream_t stream_;
+  L2Flusher flusher_;
+  Event start_, stop_;
+  std::unique_ptr<ClockProbe> probe_;
+  std::unique_ptr<Nvml> nvml_;
+  std::unique_ptr<ClockLock> lock_;  // after nvml_: destroyed first
+  std::vector<std::string> notes_;
+  double t0_s_ = 0;  // steady-clock seconds at the start of the current measurement
+};
+
+}  // namespace sgt
