@@ -7,9 +7,10 @@
 namespace sgt {
 
 const Family& f1_simt_family();
+const Family& f4_skinny_family();
 
 const std::vector<const Family*>& families() {
-  static const std::vector<const Family*> all = {&f1_simt_family()};
+  static const std::vector<const Family*> all = {&f1_simt_family(), &f4_skinny_family()};
   return all;
 }
 

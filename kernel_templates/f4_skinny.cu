@@ -1,0 +1,315 @@
+// Family F4: skinny SGEMM, min(M, N) <= 64 (GEMV-like and memory-bound, or small M*N with huge K).
+// The big operand streams once through a cp.async ring in its stored layout; sliced-K across warps
+// and split-K over the grid, both reduced in a fixed order (shared memory, then sgemm_reduce).
+#include "sgemm_args.h"
+
+// ---- Knobs (host side: src/space/families/f4_skinny.cpp). Defaults: a 256 x 16 tile. ---------
+#ifndef BS
+#define BS 16  // block tile along the small dimension S (1, 2, 4, ..., 64)
+#endif
+#ifndef TS
+#define TS 16  // thread tile along S: BS / TS thread groups along S
+#endif
+#ifndef TG
+#define TG 4  // thread tile along the big dimension G (4 or 8)
+#endif
+#ifndef WARPS
+#define WARPS 8  // warps per block
+#endif
+#ifndef KSL
+#define KSL 4  // K slices per block (sliced-K): each thread group takes BK / KSL k of each stage
+#endif
+#ifndef BK
+#define BK 32  // K depth of one shared-memory stage
+#endif
+#ifndef STAGES
+#define STAGES 4  // cp.async ring depth (stages in flight while one is computed: STAGES - 1)
+#endif
+#ifndef SPLITK
+#define SPLITK 1  // host only: split K so the grid reaches SPLITK waves of 132 blocks (0: never)
+#endif
+// Problem class, from the ProblemKey.
+#ifndef TRANS_A
+#define TRANS_A 0
+#endif
+#ifndef TRANS_B
+#define TRANS_B 0
+#endif
+#ifndef ALIGN
+#define ALIGN 4  // widest vector (floats) every operand allows: 4, 2 or 1
+#endif
+#ifndef SMALL_M
+#define SMALL_M 0  // 1 when M < N: C^T = op(B)^T op(A)^T is computed instead (set by the host)
+#endif
+
+#include "f4_skinny_detail.cuh"
+
+namespace f4 {
+
+// The kernel is written for the problem G x S x K with X (G x K, streamed) and Y (K x S, small):
+// SMALL_M = 0: G = M, S = N, X = op(A), Y = op(B); SMALL_M = 1: G = N, S = M, X = op(B)^T,
+// Y = op(A)^T. Each operand is either contiguous along K or along its other dimension.
+constexpr bool kXG = SMALL_M ? TRANS_B == 1 : TRANS_A == 0;  // X[g + p * ldx], else X[p + g * ldx]
+constexpr bool kYK = SMALL_M ? TRANS_A == 1 : TRANS_B == 0;  // Y[p + s * ldy], else Y[s + p * ldy]
+
+constexpr int kThreads = 32 * WARPS;
+constexpr int kSG = BS / TS;          // thread groups along S
+constexpr int kTPK = kThreads / KSL;  // threads of one K slice
+constexpr int kGT = kTPK / kSG;       // threads along G in one K slice
+constexpr int kBG = kGT * TG;         // block tile along G
+constexpr int kKPS = BK / KSL;        // k of each stage one K slice computes
+// Shared layouts follow the global ones so every copy is a straight cp.async:
+// X G-contiguous: [k][g], pitch BG; K-contiguous: [g][k], pitch BK + 4 (rows 16-byte aligned,
+// and BK/4 + 1 odd, so 8 lanes reading 8 consecutive rows hit 8 different 16-byte bank groups).
+constexpr int kXP = kXG ? kBG : BK + 4;
+constexpr int kYP = kYK ? BK + 4 : BS;
+constexpr int kXStage = kXG ? BK * kXP : kBG * kXP;  // floats
+constexpr int kYStage = kYK ? BS * kYP : BK * kYP;
+constexpr int kStage = kXStage + kYStage;
+constexpr int kVX = ALIGN;                               // copy vector, floats
+constexpr int kVY = kYK ? ALIGN : (BS < ALIGN ? BS : ALIGN);
+constexpr int kVS = TS < 4 ? TS : 4;  // S-contiguous Y: fragment load width
+// Epilogue: every K slice's partial tile, [slice][s][g] with an odd pitch (conflict-free reads
+// along g and along s).
+constexpr int kRP = kBG + 1;
+constexpr int kRed = KSL * BS * kRP;
+constexpr int kSmemFloats = STAGES * kStage > kRed ? STAGES * kStage : kRed;
+
+static_assert(BS >= 1 && BS <= 64 && (BS & (BS - 1)) == 0, "BS is a power of two up to 64");
+static_assert(TS >= 1 && TS <= 16 && BS % TS == 0, "TS divides BS");
+static_assert(TG == 4 || TG == 8, "TG is 4 or 8 (128-bit fragment loads along G)");
+static_assert(WARPS >= 1 && WARPS <= 32 && (WARPS & (WARPS - 1)) == 0, "warps: a power of two");
+static_assert(KSL >= 1 && kThreads % (KSL * kSG) == 0, "K slices and S groups divide the block");
+static_assert(kGT >= 8, "a quarter warp must read one contiguous shared row (no bank conflicts)");
+static_assert(kKPS >= 4 && kKPS % 4 == 0 && kKPS <= 32, "each K slice takes 4..32 k per stage");
+static_assert(BK % 8 == 0 && BK <= 128, "BK");
+static_assert(STAGES >= 2 && STAGES <= 8, "STAGES");
+static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
+static_assert(TG * TS <= 128, "accumulators per thread");
+static_assert(4 * kSmemFloats <= 232448, "227 KB of shared memory per block");
+
+// Position inside the block tile of accumulator a (along G) and b (along S) of a thread.
+__device__ __forceinline__ int row_of(int a, int gl) {
+  // G-contiguous X: 4-wide vectors 4 * kGT apart (lanes read consecutive 16 bytes);
+  // K-contiguous X: single rows kGT apart (lanes read consecutive rows).
+  return kXG ? (a / 4) * (4 * kGT) + gl * 4 + a % 4 : a * kGT + gl;
+}
+__device__ __forceinline__ int col_of(int b, int sg) {
+  return kYK ? b * kSG + sg : (b / kVS) * (kVS * kSG) + sg * kVS + b % kVS;
+}
+
+// One stage's worth of X and Y (chunk c of this split) into shared memory stage `stage_base`.
+struct Loader {
+  const float* x;  // X at (g0, k0)
+  const float* y;  // Y at (k0, s0)
+  long long ldx, ldy;
+  int g_valid, s_valid;  // rows of X / columns of Y left in the matrix from g0 / s0 (>= 1)
+  int k_left;            // k left from k0 to the end of this split
+
+  __device__ __forceinline__ void load(int c, float* stage_base, int tid) const {
+    const int kc = c * BK;
+    const int k_valid = k_left - kc;
+    const unsigned xs = smem_u32(stage_base), ys = smem_u32(stage_base + kXStage);
+    const bool k_full = k_valid >= BK;
+    if constexpr (kXG) {
+      const float* src = x + kc * ldx;
+      if (k_full && g_valid >= kBG)
+        copy_tile<BK, kBG, kVX, kXP, kThreads, true>(xs, src, ldx, k_valid, g_valid, tid);
+      else
+        copy_tile<BK, kBG, kVX, kXP, kThreads, false>(xs, src, ldx, k_valid, g_valid, tid);
+    } else {
+      const float* src = x + kc;
+      if (k_full && g_valid >= kBG)
+        copy_tile<kBG, BK, kVX, kXP, kThreads, true>(xs, src, ldx, g_valid, k_valid, tid);
+      else
+        copy_tile<kBG, BK, kVX, kXP, kThreads, false>(xs, src, ldx, g_valid, k_valid, tid);
+    }
+    if constexpr (kYK) {
+      const float* src = y + kc;
+      if (k_full && s_valid >= BS)
+        copy_tile<BS, BK, kVY, kYP, kThreads, true>(ys, src, ldy, s_valid, k_valid, tid);
+      else
+        copy_tile<BS, BK, kVY, kYP, kThreads, false>(ys, src, ldy, s_valid, k_valid, tid);
+    } else {
+      const float* src = y + kc * ldy;
+      if (k_full && s_valid >= BS)
+        copy_tile<BK, BS, kVY, kYP, kThreads, true>(ys, src, ldy, k_valid, s_valid, tid);
+      else
+        copy_tile<BK, BS, kVY, kYP, kThreads, false>(ys, src, ldy, k_valid, s_valid, tid);
+    }
+  }
+};
+
+// acc += X(rows, 4 k) * Y(4 k, cols) for each 4-k step of this thread's K slice of one stage.
+// xs, ys point at this thread's first fragment inside the stage.
+__device__ __forceinline__ void compute_stage(const float* xs, const float* ys,
+                                              float (&acc)[TG][TS]) {
+#pragma unroll
+  for (int kk = 0; kk < kKPS; kk += 4) {
+    float xf[4][TG];
+    if constexpr (kXG) {
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int v = 0; v < TG / 4; ++v)
+          load_shared<4>(xs + (kk + u) * kXP + v * 4 * kGT, &xf[u][4 * v]);
+    } else {
+#pragma unroll
+      for (int a = 0; a < TG; ++a) {
+        float t[4];
+        load_shared<4>(xs + a * kGT * kXP + kk, t);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) xf[u][a] = t[u];
+      }
+    }
+    if constexpr (kYK) {
+#pragma unroll
+      for (int b = 0; b < TS; ++b) {
+        float t[4];
+        load_shared<4>(ys + b * kSG * kYP + kk, t);
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+          for (int a = 0; a < TG; ++a) acc[a][b] = fmaf(xf[u][a], t[u], acc[a][b]);
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int q = 0; q < TS / kVS; ++q) {
+          float t[kVS];
+          load_shared<kVS>(ys + (kk + u) * kYP + q * kVS * kSG, t);
+#pragma unroll
+          for (int e = 0; e < kVS; ++e)
+#pragma unroll
+            for (int a = 0; a < TG; ++a)
+              acc[a][q * kVS + e] = fmaf(xf[u][a], t[e], acc[a][q * kVS + e]);
+        }
+    }
+  }
+}
+
+}  // namespace f4
+
+// Grid: (G tiles, S tiles, K splits); block: 32 * WARPS threads; dynamic shared memory:
+// f4::kSmemFloats floats. With k_splits > 1 it writes raw partial sums to
+// workspace[split][n][m] (ld m) and sgemm_reduce applies alpha and beta.
+extern "C" __global__ void __launch_bounds__(f4::kThreads, 1) sgemm_main(SgemmArgs args) {
+  using namespace f4;
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  const int tid = threadIdx.x;
+  const int kq = tid / kTPK;          // K slice
+  const int sg = (tid % kTPK) / kGT;  // S group
+  const int gl = tid % kGT;           // lane along G
+
+  const int big = SMALL_M ? args.n : args.m, small = SMALL_M ? args.m : args.n;
+  const float* x = SMALL_M ? args.b : args.a;
+  const float* y = SMALL_M ? args.a : args.b;
+  const long long ldx = SMALL_M ? args.ldb : args.lda, ldy = SMALL_M ? args.lda : args.ldb;
+  const int g0 = blockIdx.x * kBG, s0 = blockIdx.y * BS;
+  const int k_slice = args.k_splits > 1 && args.k_slice > 0 ? args.k_slice : args.k;
+  const long long k0 = static_cast<long long>(blockIdx.z) * k_slice;
+  const long long k_rest = args.k - k0;
+  const int k_left = k_rest <= 0 ? 0 : (k_rest < k_slice ? static_cast<int>(k_rest) : k_slice);
+  const int chunks = (k_left + BK - 1) / BK;
+
+  Loader loader;
+  loader.x = kXG ? x + g0 + k0 * ldx : x + k0 + g0 * ldx;
+  loader.y = kYK ? y + k0 + s0 * ldy : y + s0 + k0 * ldy;
+  loader.ldx = ldx;
+  loader.ldy = ldy;
+  loader.g_valid = big - g0;
+  loader.s_valid = small - s0;
+  loader.k_left = k_left;
+
+  float acc[TG][TS];
+#pragma unroll
+  for (int a = 0; a < TG; ++a)
+#pragma unroll
+    for (int b = 0; b < TS; ++b) acc[a][b] = 0.0f;
+
+  // This thread's first fragment inside a stage.
+  const int x_offset = kXG ? kq * kKPS * kXP + gl * 4 : gl * kXP + kq * kKPS;
+  const int y_offset = kXStage + (kYK ? sg * kYP + kq * kKPS : kq * kKPS * kYP + sg * kVS);
+
+#pragma unroll 1
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < chunks) loader.load(s, smem + s * kStage, tid);
+    cp_async_commit();  // empty groups keep the wait count uniform
+  }
+  int read_stage = 0, write_stage = STAGES - 1;
+  for (int c = 0; c < chunks; ++c) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();  // chunk c is visible to all; everyone is done with chunk c - 1's stage
+    if (c + STAGES - 1 < chunks) loader.load(c + STAGES - 1, smem + write_stage * kStage, tid);
+    cp_async_commit();
+    const float* stage = smem + read_stage * kStage;
+    compute_stage(stage + x_offset, stage + y_offset, acc);
+    read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+    write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // the ring is free: reuse it for the K-slice reduction
+
+  float* red = smem;
+#pragma unroll
+  for (int a = 0; a < TG; ++a)
+#pragma unroll
+    for (int b = 0; b < TS; ++b)
+      red[(kq * BS + col_of(b, sg)) * kRP + row_of(a, gl)] = acc[a][b];
+  __syncthreads();
+
+  // Sum the K slices in slice order; threads walk the tile along C's contiguous dimension.
+  const bool split = args.k_splits > 1;
+  const float alpha = args.alpha, beta = args.beta;
+  const int g_valid = big - g0, s_valid = small - s0;
+  for (int e = tid; e < kBG * BS; e += kThreads) {
+    const int row = SMALL_M ? e / BS : e % kBG;
+    const int col = SMALL_M ? e % BS : e / kBG;
+    if (row >= g_valid || col >= s_valid) continue;
+    float v = red[col * kRP + row];
+#pragma unroll
+    for (int q = 1; q < KSL; ++q) v += red[(q * BS + col) * kRP + row];
+    const int i = SMALL_M ? s0 + col : g0 + row;
+    const int j = SMALL_M ? g0 + row : s0 + col;
+    if (split) {
+      const long long mn = static_cast<long long>(args.m) * args.n;
+      args.workspace[blockIdx.z * mn + static_cast<long long>(j) * args.m + i] = v;
+    } else {
+      float* c = args.c + i + static_cast<long long>(j) * args.ldc;
+      float out = alpha == 0.0f ? 0.0f : alpha * v;  // alpha == 0: A and B do not contribute
+      if (beta != 0.0f) out = fmaf(beta, *c, out);    // beta == 0: C is never read
+      *c = out;
+    }
+  }
+}
+
+// C = alpha * sum over splits of workspace[split] + beta * C, in a fixed order: thread (x, y) of
+// a block of (RX, RZ) threads sums splits y, y + RZ, ... of output blockIdx.x * RX + x, then a
+// fixed tree over y. RX * RZ <= 1024, RZ a power of two (chosen by the host from k_splits).
+extern "C" __global__ void __launch_bounds__(1024) sgemm_reduce(SgemmArgs args) {
+  __shared__ float part[1024];
+  const int rx = blockDim.x, rz = blockDim.y;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long mn = static_cast<long long>(args.m) * args.n;
+  const long long o = static_cast<long long>(blockIdx.x) * rx + tx;
+  float sum = 0.0f;
+  if (o < mn) {
+    const float* w = args.workspace + o;
+#pragma unroll 8
+    for (int z = ty; z < args.k_splits; z += rz) sum += w[z * mn];
+  }
+  part[ty * rx + tx] = sum;
+  for (int h = rz / 2; h > 0; h /= 2) {
+    __syncthreads();
+    if (ty < h) part[ty * rx + tx] += part[(ty + h) * rx + tx];
+  }
+  if (ty == 0 && o < mn) {
+    const int i = static_cast<int>(o % args.m), j = static_cast<int>(o / args.m);
+    float* c = args.c + i + static_cast<long long>(j) * args.ldc;
+    float out = args.alpha == 0.0f ? 0.0f : args.alpha * part[tx];
+    if (args.beta != 0.0f) out = fmaf(args.beta, *c, out);
+    *c = out;
+  }
+}

@@ -1,0 +1,109 @@
+// Helpers of family F4 (skinny SGEMM): cp.async wrappers, small vector loads from shared memory and
+// a predicated tile copy that zero-fills whatever lies outside the matrix (the compute loop of
+// f4_skinny.cu never tests bounds). Device code only; NVRTC-compilable without host headers.
+#pragma once
+
+namespace f4 {
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// Copies BYTES (4, 8 or 16) from global to shared memory. Only src_bytes (0..BYTES) are read,
+// the rest of the destination is zero-filled; with src_bytes == 0 nothing is read at all.
+// 16-byte copies bypass L1 (.cg): the streamed operand is read exactly once.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(unsigned dst, const float* src, int src_bytes) {
+  static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
+  if constexpr (BYTES == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src),
+                 "n"(BYTES), "r"(src_bytes)
+                 : "memory");
+  }
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most N committed groups of this thread are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Loads N (1, 2 or 4) consecutive floats from shared memory, N-aligned, as one instruction.
+template <int N>
+__device__ __forceinline__ void load_shared(const float* p, float* out) {
+  if constexpr (N == 4) {
+    const float4 v = *reinterpret_cast<const float4*>(p);
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+  } else if constexpr (N == 2) {
+    const float2 v = *reinterpret_cast<const float2*>(p);
+    out[0] = v.x, out[1] = v.y;
+  } else {
+    static_assert(N == 1, "vector of 1, 2 or 4 floats");
+    out[0] = *p;
+  }
+}
+
+// Copies a ROWS x COLS tile whose rows are contiguous in global memory (row r starts at
+// src + r * ld) into shared rows of PITCH floats starting at byte address dst, in vectors of VW
+// floats spread over THREADS threads. Rows at or past rows_valid and columns at or past cols_valid
+// are zero-filled and never read. FULL: the caller knows the whole tile is inside the matrix.
+// src is the tile origin, always inside the matrix, so even predicated-off copies name a valid
+// address.
+template <int ROWS, int COLS, int VW, int PITCH, int THREADS, bool FULL>
+__device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long long ld,
+                                          int rows_valid, int cols_valid, int tid) {
+  static_assert(COLS % VW == 0 && PITCH % VW == 0, "vectors must tile the rows");
+  constexpr int kVecsPerRow = COLS / VW;
+  constexpr int kBytes = 4 * VW;
+  if constexpr (kVecsPerRow >= THREADS) {
+    // Wide rows: every thread takes kVecsPerRow / THREADS vectors of each row.
+    static_assert(kVecsPerRow % THREADS == 0, "powers of two");
+    const float* row_src = src;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+      for (int j = 0; j < kVecsPerRow / THREADS; ++j) {
+        const int col = (tid + j * THREADS) * VW;
+        int bytes = kBytes;
+        if constexpr (!FULL) {
+          const int left = cols_valid - col;
+          bytes = r < rows_valid ? (left >= VW ? kBytes : (left > 0 ? 4 * left : 0)) : 0;
+        }
+        cp_async<kBytes>(dst + 4u * (r * PITCH + col), bytes ? row_src + col : src, bytes);
+      }
+      row_src += ld;
+    }
+  } else {
+    // Narrow rows: one vector per thread and pass, THREADS / kVecsPerRow rows per pass.
+    static_assert(THREADS % kVecsPerRow == 0, "powers of two");
+    constexpr int kRowsPerPass = THREADS / kVecsPerRow;
+    constexpr int kPasses = (ROWS + kRowsPerPass - 1) / kRowsPerPass;
+    const int col = (tid % kVecsPerRow) * VW;
+    const int row0 = tid / kVecsPerRow;
+    int col_bytes = kBytes;
+    if constexpr (!FULL) {
+      const int left = cols_valid - col;
+      col_bytes = left >= VW ? kBytes : (left > 0 ? 4 * left : 0);
+    }
+    const float* p = src + row0 * ld + col;
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i) {
+      const int row = row0 + i * kRowsPerPass;
+      if (ROWS % kRowsPerPass == 0 || row < ROWS) {
+        const int bytes = FULL ? kBytes : (row < rows_valid ? col_bytes : 0);
+        cp_async<kBytes>(dst + 4u * (row * PITCH + col), bytes ? p : src, bytes);
+      }
+      p += kRowsPerPass * ld;
+    }
+  }
+}
+
+}  // namespace f4

@@ -1,0 +1,217 @@
+// Host side of family F4 (skinny SGEMM, kernel_templates/f4_skinny.cu): knobs, constraints, the
+// problems a configuration claims (min(m, n) <= 64), NVRTC defines and the split-K launch geometry.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "space/family.hpp"
+
+namespace sgt {
+namespace {
+
+// SPLITK counts waves of this many blocks: the H200's SM count (132). The knob is tuned per
+// device, so on another GPU the tuner simply finds another best value.
+constexpr int kWaveBlocks = 132;
+constexpr int kMaxSplits = 1024;  // bounds the workspace and the reduce's work per output
+constexpr int kMaxSmall = 64;     // the largest small dimension F4 takes
+
+bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
+struct Shape {
+  int bs, ts, tg, threads, ksl, bk, stages, splitk;
+  int sg, tpk, gt, bg, kps;
+};
+
+Shape shape_of(const Knobs& k) {
+  Shape s{};
+  s.bs = knob(k, "BS");
+  s.ts = knob(k, "TS");
+  s.tg = knob(k, "TG");
+  s.threads = 32 * knob(k, "WARPS");
+  s.ksl = knob(k, "KSL");
+  s.bk = knob(k, "BK");
+  s.stages = knob(k, "STAGES");
+  s.splitk = knob(k, "SPLITK");
+  s.sg = s.ts > 0 ? s.bs / s.ts : 0;
+  s.tpk = s.ksl > 0 ? s.threads / s.ksl : 0;
+  s.gt = s.sg > 0 ? s.tpk / s.sg : 0;
+  s.bg = s.gt * s.tg;
+  s.kps = s.ksl > 0 ? s.bk / s.ksl : 0;
+  return s;
+}
+
+// The template's layouts: is the streamed operand X contiguous along G, is Y contiguous along K.
+struct Layout {
+  bool small_m, xg, yk;
+};
+
+Layout layout_of(const ProblemKey& p) {
+  Layout l{};
+  l.small_m = p.m < p.n;  // the smaller side is the small dimension; ties stream A
+  l.xg = l.small_m ? p.transb == Op::T : p.transa == Op::N;
+  l.yk = l.small_m ? p.transa == Op::T : p.transb == Op::N;
+  return l;
+}
+
+// Dynamic shared memory in floats: the cp.async ring or the K-slice partial tiles, the larger.
+std::int64_t smem_floats(const Shape& s, bool xg, bool yk) {
+  const std::int64_t x_stage = xg ? std::int64_t{s.bk} * s.bg : std::int64_t{s.bg} * (s.bk + 4);
+  const std::int64_t y_stage = yk ? std::int64_t{s.bs} * (s.bk + 4) : std::int64_t{s.bk} * s.bs;
+  const std::int64_t ring = s.stages * (x_stage + y_stage);
+  const std::int64_t red = std::int64_t{s.ksl} * s.bs * (s.bg + 1);
+  return std::max(ring, red);
+}
+
+std::int64_t smem_floats_worst(const Shape& s) {
+  std::int64_t worst = 0;
+  for (bool xg : {false, true})
+    for (bool yk : {false, true}) worst = std::max(worst, smem_floats(s, xg, yk));
+  return worst;
+}
+
+// Registers per thread, roughly: accumulators, one 4-k step of X fragments, addresses and loop
+// state (ptxas reports 146 for TG = 4, TS = 16; the estimate errs high).
+int register_estimate(const Shape& s) { return s.tg * s.ts + 4 * s.tg + 4 * s.ts + 40; }
+
+int split_count(const Shape& s, int tiles, int k) {
+  const int chunks = ceil_div(k, s.bk);
+  if (s.splitk == 0 || tiles >= s.splitk * kWaveBlocks) return 1;
+  const int wanted = std::max(1, s.splitk * kWaveBlocks / tiles);
+  const int splits = std::min({wanted, chunks, kMaxSplits});
+  return ceil_div(chunks, ceil_div(chunks, splits));  // no empty split
+}
+
+class F4Skinny final : public Family {
+ public:
+  std::string name() const override { return "f4_skinny"; }
+
+  std::vector<std::string> knob_names() const override {
+    return {"BS", "TS", "TG", "WARPS", "KSL", "BK", "STAGES", "SPLITK"};
+  }
+
+  std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
+    return {
+        {"bs_power_of_two_up_to_64",
+         [](const Knobs& k) { const int bs = knob(k, "BS"); return pow2(bs) && bs <= kMaxSmall; }},
+        {"ts_power_of_two_dividing_bs_up_to_16",
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return pow2(s.ts) && s.ts <= 16 && s.ts <= s.bs;
+         }},
+        {"tg_is_4_or_8", [](const Knobs& k) { const int tg = knob(k, "TG"); return tg == 4 || tg == 8; }},
+        {"threads_power_of_two_in_range",
+         [limits](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return pow2(s.threads) && s.threads >= 64 &&
+                  s.threads <= std::min(1024, limits.max_threads_per_block);
+         }},
+        {"k_slices_and_s_groups_divide_the_block",
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return pow2(s.ksl) && s.threads % (s.ksl * s.sg) == 0;
+         }},
+        // A quarter warp (8 lanes) then reads one contiguous shared row: no bank conflicts.
+        {"at_least_8_lanes_along_g", [](const Knobs& k) { return shape_of(k).gt >= 8; }},
+        {"bk_power_of_two_16_to_128",
+         [](const Knobs& k) { const int bk = knob(k, "BK"); return pow2(bk) && bk >= 16 && bk <= 128; }},
+        // Fragments are read 4 k at a time; more than 32 k per slice and stage bloats the unrolled
+        // loop.
+        {"k_per_slice_4_to_32",
+         [](const Knobs& k) { const Shape s = shape_of(k); return s.kps >= 4 && s.kps <= 32; }},
+        {"stages_2_to_8",
+         [](const Knobs& k) { const int st = knob(k, "STAGES"); return st >= 2 && st <= 8; }},
+        {"splitk_0_to_16",
+         [](const Knobs& k) { const int sk = knob(k, "SPLITK"); return sk >= 0 && sk <= 16; }},
+        {"accumulators_at_most_128",
+         [](const Knobs& k) { const Shape s = shape_of(k); return s.tg * s.ts <= 128; }},
+        {"registers_fit",
+         [limits](const Knobs& k) {
+           const Shape s = shape_of(k);
+           const int regs = register_estimate(s);
+           return regs <= limits.max_regs_per_thread && regs * s.threads <= limits.regs_per_sm;
+         }},
+        {"shared_memory_fits",
+         [limits](const Knobs& k) {
+           return 4 * smem_floats_worst(shape_of(k)) <= limits.smem_optin_bytes;
+         }},
+    };
+  }
+
+  std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const override {
+    if (std::string why = validate(p); !why.empty()) return why;
+    if (p.m < 1 || p.n < 1 || p.k < 1)
+      return fmt::format("f4_skinny needs m, n, k >= 1 (got {}x{}x{})", p.m, p.n, p.k);
+    const Shape s = shape_of(knobs);
+    const int small = std::min(p.m, p.n);
+    if (small > kMaxSmall)
+      return fmt::format("min(m, n) = {} is above {}: not a skinny problem", small, kMaxSmall);
+    // Each tile of the small dimension streams the big operand once more: at most two tiles.
+    if (small > 2 * s.bs)
+      return fmt::format("min(m, n) = {} needs more than two BS = {} tiles", small, s.bs);
+    // A tile four or more times the small dimension wastes three quarters of its FMAs.
+    if (s.bs >= 4 * small)
+      return fmt::format("BS = {} is 4x or more min(m, n) = {}", s.bs, small);
+    return {};
+  }
+
+  std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
+    std::vector<std::string> out;
+    for (const std::string& name : knob_names())
+      out.push_back(fmt::format("-D{}={}", name, knob(knobs, name)));
+    out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
+    out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
+    out.push_back(fmt::format("-DALIGN={}", p.align));
+    out.push_back(fmt::format("-DSMALL_M={}", layout_of(p).small_m ? 1 : 0));
+    return out;
+  }
+
+  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
+    const Shape s = shape_of(knobs);
+    const Layout l = layout_of(p);
+    const int big = l.small_m ? p.n : p.m, small = l.small_m ? p.m : p.n;
+    LaunchGeometry g;
+    g.grid.x = static_cast<unsigned>(ceil_div(big, s.bg));
+    g.grid.y = static_cast<unsigned>(ceil_div(small, s.bs));
+    const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
+    const int splits = split_count(s, static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30)), p.k);
+    const int chunks_per_split = ceil_div(ceil_div(p.k, s.bk), splits);
+    g.grid.z = static_cast<unsigned>(splits);
+    g.block.x = static_cast<unsigned>(s.threads);
+    g.smem_bytes = static_cast<unsigned>(4 * smem_floats(s, l.xg, l.yk));
+    g.k_splits = splits;
+    g.k_slice = chunks_per_split * s.bk;
+    g.has_reduce = splits > 1;
+    if (g.has_reduce) {
+      const std::int64_t mn = std::int64_t{p.m} * p.n;
+      g.workspace_floats = static_cast<std::size_t>(mn) * static_cast<std::size_t>(splits);
+      // Threads along the splits: each sums about 8 of them, then a fixed tree combines them.
+      int rz = 1;
+      while (rz < 32 && rz * 16 <= splits) rz *= 2;
+      const int rx = rz <= 8 ? 256 / rz : 32;
+      g.reduce_block.x = static_cast<unsigned>(rx);
+      g.reduce_block.y = static_cast<unsigned>(rz);
+      g.reduce_grid.x = static_cast<unsigned>((mn + rx - 1) / rx);
+    }
+    return g;
+  }
+
+  int complexity(const Knobs& knobs) const override {
+    // Prefer no split, then fewer waves, shallower rings, fewer K slices and fewer threads.
+    const Shape s = shape_of(knobs);
+    int log_ksl = 0;
+    while ((1 << log_ksl) < s.ksl) ++log_ksl;
+    return 8 * (s.splitk > 0) + s.splitk + s.stages + log_ksl + s.threads / 128;
+  }
+};
+
+}  // namespace
+
+const Family& f4_skinny_family() {
+  static const F4Skinny family;
+  return family;
+}
+
+}  // namespace sgt
