@@ -123,15 +123,15 @@ __device__ __forceinline__ void load_frags(const float* As, const float* Bs, int
 __device__ __forceinline__ void outer_product(const float (&fa)[TM], const float (&fb)[TN],
                                               float (&acc)[TM][TN]) {
 #pragma unroll
-  for (int i = 0; i < TM; ++i)
+  for (int i = 0; i < TM; ++i) {
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+  }
 }
 
 }  // namespace f1
 
-extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS)
-    sgemm_main(SgemmArgs args) {
+extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_main(SgemmArgs args) {
   using namespace f1;
   extern __shared__ float4 f1_smem[];
   float* const As = reinterpret_cast<float*>(f1_smem);  // [STAGES][BK][kStrideA]
@@ -174,9 +174,10 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS)
 
   float acc[TM][TN];
 #pragma unroll
-  for (int i = 0; i < TM; ++i)
+  for (int i = 0; i < TM; ++i) {
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+  }
 
   // Prologue: tiles 0..STAGES-2 in flight, one commit group each (empty groups keep the count).
 #pragma unroll
@@ -213,8 +214,8 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS)
       if (kk == 0) {
         // Refill the stage read during tile t - 1 (all threads passed the barrier since).
         if (next_tile < ktiles) {
-          load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src,
-                     args, m_rem, n_rem);
+          load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src, args,
+                     m_rem, n_rem);
           advance();
         }
         cp_async_commit();
@@ -275,8 +276,10 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS)
       float v[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
       float* p = out + static_cast<long long>(col) * ld + row;
       if (to_workspace) {
-        if (vec_ok) store4<4>(p, nvalid, v);
-        else store4<1>(p, nvalid, v);
+        if (vec_ok)
+          store4<4>(p, nvalid, v);
+        else
+          store4<1>(p, nvalid, v);
       } else {
         update4<ALIGN>(p, nvalid, v, args.alpha, args.beta);
       }
@@ -301,12 +304,16 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
     const int nvalid = m - row;
     const float* w = args.workspace + static_cast<size_t>(col) * m + row;
     float sum[4];
-    if (ws_vec) load4<4>(w, nvalid, sum);
-    else load4<1>(w, nvalid, sum);
+    if (ws_vec)
+      load4<4>(w, nvalid, sum);
+    else
+      load4<1>(w, nvalid, sum);
     for (int z = 1; z < args.k_splits; ++z) {
       float part[4];
-      if (ws_vec) load4<4>(w + z * split_stride, nvalid, part);
-      else load4<1>(w + z * split_stride, nvalid, part);
+      if (ws_vec)
+        load4<4>(w + z * split_stride, nvalid, part);
+      else
+        load4<1>(w + z * split_stride, nvalid, part);
 #pragma unroll
       for (int q = 0; q < 4; ++q) sum[q] += part[q];
     }

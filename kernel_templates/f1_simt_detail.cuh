@@ -4,45 +4,55 @@
 
 namespace f1 {
 
-// ---- cp.async (sm_80+). src_bytes < copy size zero-fills the rest, so tails never read OOB. ----
+// ---- cp.async (sm_80+). src_bytes < copy size zero-fills the rest, so tails never read OOB;
+// L2::128B fetches whole 128-byte lines: the next k tiles of a K-contiguous column come along. --
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 __device__ __forceinline__ void cp_async_16(unsigned dst, const float* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(dst), "l"(src)
+               : "memory");
 }
 __device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                "r"(src_bytes)
                : "memory");
 }
 __device__ __forceinline__ void cp_async_8(unsigned dst, const float* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
+  asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8;\n" ::"r"(dst), "l"(src)
+               : "memory");
 }
 __device__ __forceinline__ void cp_async_8(unsigned dst, const float* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src),
+  asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src),
                "r"(src_bytes)
                : "memory");
 }
 __device__ __forceinline__ void cp_async_4(unsigned dst, const float* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+  asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4;\n" ::"r"(dst), "l"(src)
+               : "memory");
 }
 __device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+  asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
                "r"(src_bytes)
                : "memory");
 }
 template <int V>
 __device__ __forceinline__ void cp_async_vec(unsigned dst, const float* src) {
-  if constexpr (V == 4) cp_async_16(dst, src);
-  else if constexpr (V == 2) cp_async_8(dst, src);
-  else cp_async_4(dst, src);
+  if constexpr (V == 4)
+    cp_async_16(dst, src);
+  else if constexpr (V == 2)
+    cp_async_8(dst, src);
+  else
+    cp_async_4(dst, src);
 }
 template <int V>
 __device__ __forceinline__ void cp_async_vec(unsigned dst, const float* src, int src_bytes) {
-  if constexpr (V == 4) cp_async_16(dst, src, src_bytes);
-  else if constexpr (V == 2) cp_async_8(dst, src, src_bytes);
-  else cp_async_4(dst, src, src_bytes);
+  if constexpr (V == 4)
+    cp_async_16(dst, src, src_bytes);
+  else if constexpr (V == 2)
+    cp_async_8(dst, src, src_bytes);
+  else
+    cp_async_4(dst, src, src_bytes);
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -53,7 +63,10 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 // ---- Tile loaders. Operand X has a tile extent BX (BM for A, BN for B) and K; the shared tile is
-// K-major: element (x, p) at row p, column x, row stride BX + PAD floats. ------------------------
+// K-major: element (x, p) at row p, column x, row stride BX + PAD floats. Offsets from the tile
+// origin g are 32-bit unsigned: an in-range element lies inside an operand of < 2^31 elements
+// (sgt::validate), and out-of-range ones (which may wrap) are replaced by `safe` and zero-filled.
+// 32-bit offsets halve the registers the loop-invariant addressing of each copy keeps. -----------
 
 // X-contiguous operand (A with TRANS_A=0, B with TRANS_B=1): element (x, p) at g[x + p*ld].
 // Chunks of V floats copy straight in; consecutive threads take consecutive chunks of a k row, so
@@ -72,12 +85,12 @@ __device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, 
     const int p = t / D + (i * THREADS) / D;
     const int x = (t % D + (i * THREADS) % D) * V;
     const unsigned dst = s + 4u * static_cast<unsigned>(p * STRIDE + x);
+    const unsigned off = static_cast<unsigned>(x) + static_cast<unsigned>(p) * ld;
     if (full) {
-      cp_async_vec<V>(dst, g + x + static_cast<long long>(p) * ld);
+      cp_async_vec<V>(dst, g + off);
     } else {
       const int valid = p < k_rem ? min(max(x_rem - x, 0), V) : 0;
-      const float* src = valid > 0 ? g + x + static_cast<long long>(p) * ld : safe;
-      cp_async_vec<V>(dst, src, 4 * valid);
+      cp_async_vec<V>(dst, valid > 0 ? g + off : safe, 4 * valid);
     }
   }
 }
@@ -102,11 +115,12 @@ __device__ __forceinline__ void load_transposed(unsigned s, const float* g, int 
     const int x = (t / 8) % BX + (i * R) % BX;
     const int p = 8 * ((t / 8) / BX + (i * R) / BX) + k_lo;
     const unsigned dst = s + 4u * static_cast<unsigned>(p * STRIDE + x);
+    const unsigned off = static_cast<unsigned>(p) + static_cast<unsigned>(x) * ld;
     if (full) {
-      cp_async_4(dst, g + p + static_cast<long long>(x) * ld);
+      cp_async_4(dst, g + off);
     } else {
       const bool valid = p < k_rem && x < x_rem;
-      cp_async_4(dst, valid ? g + p + static_cast<long long>(x) * ld : safe, valid ? 4 : 0);
+      cp_async_4(dst, valid ? g + off : safe, valid ? 4 : 0);
     }
   }
 }

@@ -12,14 +12,14 @@ namespace {
 
 // Split-K workspace beyond this is refused (256 MiB): such a split cannot pay for its traffic.
 constexpr std::int64_t kMaxWorkspaceFloats = std::int64_t{1} << 26;
-constexpr int kReduceThreads = 256;     // sgemm_reduce's __launch_bounds__
-constexpr int kMaxReduceBlocks = 8192;  // grid-stride beyond this
+constexpr int kReduceThreads = 256;          // sgemm_reduce's __launch_bounds__
+constexpr int kMaxReduceBlocks = 8192;       // grid-stride beyond this
 constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident block (sm_80+)
 constexpr int kMaxThreadsPerSm = 2048;
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM",     "BN",  "BK",    "WM",         "WN",
-                                             "TM",     "TN",  "STAGES", "PAD",       "REGDB",
+  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",  "WN",
+                                             "TM",         "TN",     "STAGES", "PAD", "REGDB",
                                              "MIN_BLOCKS", "RASTER", "SPLITK"};
   return n;
 }
@@ -32,17 +32,21 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 struct Shape {
   int bm, bn, bk, wm, wn, tm, tn, stages, pad;
   explicit Shape(const Knobs& k)
-      : bm(knob(k, "BM")), bn(knob(k, "BN")), bk(knob(k, "BK")), wm(knob(k, "WM")),
-        wn(knob(k, "WN")), tm(knob(k, "TM")), tn(knob(k, "TN")), stages(knob(k, "STAGES")),
+      : bm(knob(k, "BM")),
+        bn(knob(k, "BN")),
+        bk(knob(k, "BK")),
+        wm(knob(k, "WM")),
+        wn(knob(k, "WN")),
+        tm(knob(k, "TM")),
+        tn(knob(k, "TN")),
+        stages(knob(k, "STAGES")),
         pad(knob(k, "PAD")) {}
   int warps() const { return (wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) : 0; }
   int threads() const { return 32 * warps(); }
   int lanes_m() const { return tm > 0 ? wm / tm : 0; }
   int lanes_n() const { return tn > 0 ? wn / tn : 0; }
   // K-major stages of A and B, each k row padded by PAD floats.
-  std::int64_t smem_bytes() const {
-    return std::int64_t{4} * stages * bk * (bm + bn + 2 * pad);
-  }
+  std::int64_t smem_bytes() const { return std::int64_t{4} * stages * bk * (bm + bn + 2 * pad); }
   // Accumulators + two fragment buffers + addressing (kernels.md's rule of thumb).
   int registers_estimate() const { return tm * tn + 2 * (tm + tn) + 30; }
 };
