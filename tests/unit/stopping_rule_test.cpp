@@ -17,11 +17,9 @@ namespace {
 // rule stops or max_samples; returns the number of samples fed.
 template <typename Gen>
 int run(StoppingRule& rule, Gen next, double wall_per_sample_s, int max_samples = 10'000'000) {
-  double wall = 0;
   for (int i = 1; i <= max_samples; ++i) {
     rule.add_sample(next());
-    wall += wall_per_sample_s;
-    if (rule.should_stop(wall)) return i;
+    if (rule.should_stop(i * wall_per_sample_s)) return i;
   }
   return max_samples;
 }
