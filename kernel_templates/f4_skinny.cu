@@ -25,6 +25,9 @@
 #ifndef STAGES
 #define STAGES 4  // cp.async ring depth (stages in flight while one is computed: STAGES - 1)
 #endif
+#ifndef OCC
+#define OCC 8  // resident warps per SM to allow for: registers are capped at 65536 / (32 * OCC)
+#endif
 #ifndef SPLITK
 #define SPLITK 1  // host only: split K so the grid reaches SPLITK waves of 132 blocks (0: never)
 #endif
@@ -84,6 +87,7 @@ static_assert(kGT >= 8, "a quarter warp must read one contiguous shared row (no 
 static_assert(kKPS >= 4 && kKPS % 4 == 0 && kKPS <= 32, "each K slice takes 4..32 k per stage");
 static_assert(BK % 8 == 0 && BK <= 128, "BK");
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES");
+static_assert(OCC % WARPS == 0 && OCC <= 64, "OCC: a multiple of WARPS, at most 64 warps per SM");
 static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
 static_assert(TG * TS <= 128, "accumulators per thread");
 static_assert(4 * kSmemFloats <= 232448, "227 KB of shared memory per block");
@@ -194,7 +198,7 @@ __device__ __forceinline__ void compute_stage(const float* xs, const float* ys,
 // Grid: (G tiles, S tiles, K splits); block: 32 * WARPS threads; dynamic shared memory:
 // f4::kSmemFloats floats. With k_splits > 1 it writes raw partial sums to
 // workspace[split][n][m] (ld m) and sgemm_reduce applies alpha and beta.
-extern "C" __global__ void __launch_bounds__(f4::kThreads, 1) sgemm_main(SgemmArgs args) {
+extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_main(SgemmArgs args) {
   using namespace f4;
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);

@@ -21,7 +21,8 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
-  int bs, ts, tg, threads, ksl, bk, stages, splitk;
+  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ;
+  int minb;  // blocks per SM the launch bounds allow for: OCC / WARPS
   int sg, tpk, gt, bg, kps;
 };
 
@@ -35,6 +36,8 @@ Shape shape_of(const Knobs& k) {
   s.bk = knob(k, "BK");
   s.stages = knob(k, "STAGES");
   s.splitk = knob(k, "SPLITK");
+  s.occ = knob(k, "OCC");
+  s.minb = s.threads > 0 ? std::max(1, 32 * s.occ / s.threads) : 1;
   s.sg = s.ts > 0 ? s.bs / s.ts : 0;
   s.tpk = s.ksl > 0 ? s.threads / s.ksl : 0;
   s.gt = s.sg > 0 ? s.tpk / s.sg : 0;
@@ -72,9 +75,14 @@ std::int64_t smem_floats_worst(const Shape& s) {
   return worst;
 }
 
-// Registers per thread, roughly: accumulators, one 4-k step of X fragments, addresses and loop
-// state (ptxas reports 146 for TG = 4, TS = 16; the estimate errs high).
-int register_estimate(const Shape& s) { return s.tg * s.ts + 4 * s.tg + 4 * s.ts + 40; }
+// Registers a thread needs at least: accumulators, one 4-k step of X fragments, one Y vector,
+// addresses and loop state. Without a cap ptxas takes far more (prefetching fragments).
+int register_estimate(const Shape& s) { return s.tg * s.ts + 4 * s.tg + 28; }
+// What ptxas takes when nothing caps it, roughly (70 for TG x TS = 4 x 1, 147 for 4 x 16).
+int register_uncapped(const Shape& s) { return s.tg * s.ts + 4 * s.tg + 4 * s.ts + 60; }
+int register_cap(const Shape& s, const DeviceLimits& limits) {
+  return std::min(limits.max_regs_per_thread, limits.regs_per_sm / (s.threads * s.minb) / 8 * 8);
+}
 
 int split_count(const Shape& s, int tiles, int k) {
   const int chunks = ceil_div(k, s.bk);
@@ -89,7 +97,7 @@ class F4Skinny final : public Family {
   std::string name() const override { return "f4_skinny"; }
 
   std::vector<std::string> knob_names() const override {
-    return {"BS", "TS", "TG", "WARPS", "KSL", "BK", "STAGES", "SPLITK"};
+    return {"BS", "TS", "TG", "WARPS", "KSL", "BK", "STAGES", "SPLITK", "OCC"};
   }
 
   std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
@@ -113,6 +121,10 @@ class F4Skinny final : public Family {
            const Shape s = shape_of(k);
            return pow2(s.ksl) && s.threads % (s.ksl * s.sg) == 0;
          }},
+        // Blocks of fewer than 8 warps are for short K, where many resident blocks overlap load,
+        // compute and store; sliced K is for long K in big blocks.
+        {"small_blocks_have_no_k_slices",
+         [](const Knobs& k) { const Shape s = shape_of(k); return s.threads >= 256 || s.ksl == 1; }},
         // A quarter warp (8 lanes) then reads one contiguous shared row: no bank conflicts.
         {"at_least_8_lanes_along_g", [](const Knobs& k) { return shape_of(k).gt >= 8; }},
         {"bk_power_of_two_16_to_128",
@@ -125,17 +137,57 @@ class F4Skinny final : public Family {
          [](const Knobs& k) { const int st = knob(k, "STAGES"); return st >= 2 && st <= 8; }},
         {"splitk_0_to_16",
          [](const Knobs& k) { const int sk = knob(k, "SPLITK"); return sk >= 0 && sk <= 16; }},
-        {"accumulators_at_most_128",
-         [](const Knobs& k) { const Shape s = shape_of(k); return s.tg * s.ts <= 128; }},
+        // Up to 16 columns a thread takes the whole S tile (each X element is read from shared
+        // once); wider tiles split S over 2 to 8 groups of 8 or 16 columns.
+        {"ts_is_bs_up_to_16_else_8_or_16",
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return s.ts == std::min(s.bs, 16) || (s.bs >= 32 && s.ts == 8);
+         }},
+        // 64 accumulators plus fragments stay near 128 registers: two blocks of 256 per SM.
+        {"accumulators_at_most_64",
+         [](const Knobs& k) { const Shape s = shape_of(k); return s.tg * s.ts <= 64; }},
+        {"occ_multiple_of_warps_up_to_64",
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return s.occ >= 1 && s.occ <= 64 && s.occ % (s.threads / 32) == 0;
+         }},
+        // __launch_bounds__(threads, OCC / WARPS) caps registers at regs_per_sm / (32 * OCC);
+        // below what the accumulators and one step of fragments need, ptxas would spill.
         {"registers_fit",
          [limits](const Knobs& k) {
            const Shape s = shape_of(k);
-           const int regs = register_estimate(s);
-           return regs <= limits.max_regs_per_thread && regs * s.threads <= limits.regs_per_sm;
+           return register_estimate(s) <= register_cap(s, limits);
          }},
+        // A cap above what ptxas takes anyway compiles the same kernel as OCC = WARPS.
+        {"occupancy_cap_binds",
+         [limits](const Knobs& k) {
+           const Shape s = shape_of(k);
+           const int cap = register_cap(s, limits);
+           return cap >= limits.max_regs_per_thread || cap < register_uncapped(s);
+         }},
+        // Little's law: 4.3 TB/s over 132 SMs with about 1 us of latency needs about 32 KB in
+        // flight per SM; the ring keeps STAGES - 1 stages in flight in each of OCC / WARPS blocks.
+        {"at_least_32_kb_in_flight_per_sm",
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           const std::int64_t stage_bytes = 4 * std::int64_t{s.bk} * (s.bg + s.bs);
+           return (s.stages - 1) * stage_bytes * s.minb >= 32 * 1024;
+         }},
+        // ... and a ring one stage shorter that still keeps 96 KB in flight is deep enough.
+        {"no_needless_stage",
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           const std::int64_t stage_bytes = 4 * std::int64_t{s.bk} * (s.bg + s.bs);
+           return s.stages <= 2 || (s.stages - 2) * stage_bytes * s.minb < 96 * 1024;
+         }},
+        // Per block, and for OCC / WARPS blocks per SM (228 KB per SM, 1 KB reserved per block).
         {"shared_memory_fits",
          [limits](const Knobs& k) {
-           return 4 * smem_floats_worst(shape_of(k)) <= limits.smem_optin_bytes;
+           const Shape s = shape_of(k);
+           const std::int64_t bytes = 4 * smem_floats_worst(s);
+           const std::int64_t per_sm = limits.smem_optin_bytes + 1024;
+           return bytes <= limits.smem_optin_bytes && s.minb * (bytes + 1024) <= per_sm;
          }},
     };
   }

@@ -1,0 +1,286 @@
+// Host tests of family F4 (src/space/families/f4_skinny.cpp): constraints, the problems a
+// configuration claims, NVRTC defines, split-K geometry and the default search space.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/search_space.hpp"
+#include "space/family.hpp"
+
+namespace sgt {
+namespace {
+
+const Family& f4() { return find_family("f4_skinny"); }
+
+// The template's own defaults (kernel_templates/f4_skinny.cu): a 256 x 16 tile, 4 K slices.
+Knobs base() {
+  return {{"BS", 16}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
+          {"BK", 32}, {"STAGES", 4}, {"SPLITK", 1}, {"OCC", 8}};
+}
+
+Knobs with(Knobs k, const std::string& name, int value) {
+  k[name] = value;
+  return k;
+}
+
+ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
+  ProblemKey p;
+  p.transa = ta;
+  p.transb = tb;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.align = align;
+  return with_minimal_leading_dimensions(p);
+}
+
+std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
+  return failed_constraint(f4(), k, lim);
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// Knob sets of the default space (configs/spaces/f4_skinny.yaml) that pass every constraint.
+std::vector<Knobs> default_space() {
+  const SearchSpace space =
+      load_search_space(std::string(SGEMM_SOURCE_DIR) + "/configs/spaces/f4_skinny.yaml");
+  std::vector<Knobs> out;
+  for (const Candidate& c : enumerate(space, DeviceLimits{}).valid) out.push_back(c.knobs);
+  return out;
+}
+
+TEST(F4SkinnyFamily, IsRegisteredUnderItsTemplateName) {
+  EXPECT_EQ(f4().name(), "f4_skinny");
+  const auto& all = families();
+  EXPECT_NE(std::find(all.begin(), all.end(), &f4()), all.end());
+  const auto names = f4().knob_names();
+  EXPECT_EQ(names.size(), base().size());
+  for (const auto& [name, value] : base()) EXPECT_TRUE(has(names, name)) << name;
+}
+
+TEST(F4SkinnyFamily, TemplateDefaultsAreValid) { EXPECT_EQ(why(base()), ""); }
+
+TEST(F4SkinnyFamily, TargetConfigurationsAreValid) {
+  // GEMV: 32 rows x 32 K slices of 4 k, no split.
+  Knobs gemv = {{"BS", 1}, {"TS", 1}, {"TG", 4}, {"WARPS", 8}, {"KSL", 32}, {"BK", 128},
+                {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}};
+  EXPECT_EQ(why(gemv), "");
+  // 64 x 64 tile, 8 x 8 per thread, 4 K slices, split over the GPU.
+  Knobs square = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 8}, {"KSL", 4}, {"BK", 32},
+                  {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}};
+  EXPECT_EQ(why(square), "");
+  // Two-warp blocks for short K, four resident per SM.
+  Knobs tall = with(with(with(square, "WARPS", 2), "KSL", 1), "SPLITK", 0);
+  EXPECT_EQ(why(tall), "");
+}
+
+TEST(F4SkinnyFamily, ConstraintsRejectByName) {
+  EXPECT_EQ(why(with(base(), "BS", 128)), "bs_power_of_two_up_to_64");
+  EXPECT_EQ(why(with(base(), "BS", 12)), "bs_power_of_two_up_to_64");
+  EXPECT_EQ(why(with(base(), "TS", 32)), "ts_power_of_two_dividing_bs_up_to_16");
+  EXPECT_EQ(why(with(with(base(), "BS", 4), "TS", 8)), "ts_power_of_two_dividing_bs_up_to_16");
+  EXPECT_EQ(why(with(base(), "TS", 8)), "ts_is_bs_up_to_16_else_8_or_16");
+  EXPECT_EQ(why(with(base(), "TG", 2)), "tg_is_4_or_8");
+  EXPECT_EQ(why(with(base(), "WARPS", 3)), "threads_power_of_two_in_range");
+  EXPECT_EQ(why(with(base(), "WARPS", 64)), "threads_power_of_two_in_range");
+  EXPECT_EQ(why(with(base(), "KSL", 3)), "k_slices_and_s_groups_divide_the_block");
+  EXPECT_EQ(why(with(with(base(), "WARPS", 4), "OCC", 8)), "small_blocks_have_no_k_slices");
+  // 8 warps, 64 K slices: 4 threads along G.
+  EXPECT_EQ(why(with(with(base(), "KSL", 64), "BK", 128)), "at_least_8_lanes_along_g");
+  EXPECT_EQ(why(with(base(), "BK", 8)), "bk_power_of_two_16_to_128");
+  EXPECT_EQ(why(with(base(), "BK", 256)), "bk_power_of_two_16_to_128");
+  EXPECT_EQ(why(with(base(), "KSL", 16)), "k_per_slice_4_to_32");  // 2 k per slice
+  EXPECT_EQ(why(with(with(base(), "KSL", 1), "BK", 64)), "k_per_slice_4_to_32");
+  EXPECT_EQ(why(with(base(), "STAGES", 1)), "stages_2_to_8");
+  EXPECT_EQ(why(with(base(), "SPLITK", -1)), "splitk_0_to_16");
+  EXPECT_EQ(why(with(base(), "OCC", 12)), "occ_multiple_of_warps_up_to_64");
+  EXPECT_EQ(why(with(with(base(), "TG", 8), "TS", 16)), "accumulators_at_most_64");
+  // 32 warps per SM cap registers at 64: less than 64 accumulators need.
+  EXPECT_EQ(why(with(base(), "OCC", 32)), "registers_fit");
+}
+
+TEST(F4SkinnyFamily, KPerSliceBoundaryIsInclusive) {
+  EXPECT_EQ(why(with(base(), "KSL", 8)), "");  // 4 k per slice and stage
+  // 32 k per slice: one slice in a 2-warp block (OCC = 2 keeps one block's ring in bounds).
+  Knobs one_slice = with(with(with(with(base(), "KSL", 1), "WARPS", 2), "OCC", 2), "STAGES", 3);
+  EXPECT_EQ(why(one_slice), "");
+}
+
+TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
+  // A GEMV thread needs about 70 registers: a 128-register cap compiles the same kernel.
+  Knobs gemv = {{"BS", 1}, {"TS", 1}, {"TG", 4}, {"WARPS", 8}, {"KSL", 32}, {"BK", 128},
+                {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}};
+  EXPECT_EQ(why(with(gemv, "OCC", 16)), "occupancy_cap_binds");
+  // 64 accumulators: the cap binds (128 x 64 tile so that two blocks fit in shared memory).
+  EXPECT_EQ(why(with(with(with(base(), "KSL", 8), "STAGES", 3), "OCC", 16)), "");
+}
+
+TEST(F4SkinnyFamily, RingDepthIsBoundedBothWays) {
+  // 2 warps, one 64 x 64 stage of 16 KB: a 2-stage ring has too little in flight.
+  Knobs tall = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 2}, {"KSL", 1}, {"BK", 32},
+                {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2}};
+  EXPECT_EQ(why(tall), "at_least_32_kb_in_flight_per_sm");
+  // 256 x 16 tile, 35 KB stages: 8 stages keep far more than 96 KB in flight.
+  EXPECT_EQ(why(with(base(), "STAGES", 8)), "no_needless_stage");
+}
+
+TEST(F4SkinnyFamily, SharedMemoryLimitsPerBlockAndPerSm) {
+  // The defaults need up to 153 KB (K-contiguous X: 4 stages of 256 x 36 + 16 x 36 floats).
+  DeviceLimits small_smem;
+  small_smem.smem_optin_bytes = 100 * 1024;
+  EXPECT_EQ(why(base(), small_smem), "shared_memory_fits");
+  // 3 stages take 115 KB: one block fits, the two blocks per SM that OCC = 16 asks for do not.
+  EXPECT_EQ(why(with(base(), "STAGES", 3)), "");
+  EXPECT_EQ(why(with(with(base(), "STAGES", 3), "OCC", 16)), "shared_memory_fits");
+}
+
+TEST(F4SkinnyFamily, ClaimsOnlySkinnyWellFormedProblems) {
+  const Knobs k = base();  // BS = 16: small dimension 5..32
+  EXPECT_EQ(f4().cannot_implement(k, problem(4096, 16, 4096)), "");
+  EXPECT_EQ(f4().cannot_implement(k, problem(16, 4096, 4096)), "");  // M small: symmetric code
+  EXPECT_EQ(f4().cannot_implement(k, problem(4096, 32, 100, Op::T, Op::T, 1)), "");
+  EXPECT_EQ(f4().cannot_implement(k, problem(5, 5, 1)), "");
+  EXPECT_NE(f4().cannot_implement(k, problem(4096, 33, 4096)), "");   // three tiles of 16
+  EXPECT_NE(f4().cannot_implement(k, problem(4096, 4, 4096)), "");    // 16 >= 4 * 4
+  EXPECT_NE(f4().cannot_implement(k, problem(100, 100, 100)), "");    // not skinny
+  EXPECT_NE(f4().cannot_implement(k, problem(4096, 16, 0)), "");      // empty: dispatcher's
+  EXPECT_NE(f4().cannot_implement(k, problem(0, 16, 10)), "");
+  ProblemKey bad = problem(100, 16, 10);
+  bad.lda = 50;
+  EXPECT_NE(f4().cannot_implement(k, bad), "");
+  const Knobs gemv = with(with(base(), "BS", 1), "TS", 1);
+  EXPECT_EQ(f4().cannot_implement(gemv, problem(4096, 1, 4096)), "");
+  EXPECT_EQ(f4().cannot_implement(gemv, problem(1, 4096, 4096)), "");
+  EXPECT_EQ(f4().cannot_implement(gemv, problem(1, 1, 1)), "");
+  EXPECT_NE(f4().cannot_implement(gemv, problem(4096, 3, 4096)), "");  // three tiles of 1
+}
+
+TEST(F4SkinnyFamily, EverySmallDimensionUpTo64IsClaimedByTheDefaultSpace) {
+  const std::vector<Knobs> space = default_space();
+  for (int s = 1; s <= 64; ++s) {
+    for (const ProblemKey& p : {problem(1000, s, 300), problem(s, 1000, 300, Op::T, Op::N, 1)}) {
+      const bool claimed = std::any_of(space.begin(), space.end(), [&](const Knobs& k) {
+        return f4().cannot_implement(k, p).empty();
+      });
+      EXPECT_TRUE(claimed) << p.to_string();
+    }
+  }
+}
+
+TEST(F4SkinnyFamily, DefinesCarryKnobsAndProblemClass) {
+  const auto d = f4().defines(base(), problem(4096, 16, 4096, Op::T, Op::N, 2));
+  for (const auto& [name, value] : base())
+    EXPECT_TRUE(has(d, "-D" + name + "=" + std::to_string(value))) << name;
+  EXPECT_TRUE(has(d, "-DTRANS_A=1"));
+  EXPECT_TRUE(has(d, "-DTRANS_B=0"));
+  EXPECT_TRUE(has(d, "-DALIGN=2"));
+  EXPECT_TRUE(has(d, "-DSMALL_M=0"));
+  EXPECT_TRUE(has(f4().defines(base(), problem(16, 4096, 4096)), "-DSMALL_M=1"));
+  EXPECT_TRUE(has(f4().defines(base(), problem(16, 16, 4096)), "-DSMALL_M=0"));  // ties: N
+  EXPECT_EQ(d.size(), base().size() + 4);
+}
+
+TEST(F4SkinnyFamily, SplitKFillsTheGpuWithDisjointSlices) {
+  // 256 x 16 tiles: 16 of them; one wave of 132 asks for 8 splits of 512 k.
+  const LaunchGeometry g = f4().geometry(base(), problem(4096, 16, 4096));
+  EXPECT_EQ(g.grid.x, 16u);
+  EXPECT_EQ(g.grid.y, 1u);
+  EXPECT_EQ(g.grid.z, 8u);
+  EXPECT_EQ(g.block.x, 256u);
+  EXPECT_EQ(g.k_splits, 8);
+  EXPECT_EQ(g.k_slice, 512);
+  EXPECT_TRUE(g.has_reduce);
+  EXPECT_EQ(g.workspace_floats, std::size_t{8} * 4096 * 16);
+  EXPECT_GE(std::size_t{g.reduce_grid.x} * g.reduce_block.x, std::size_t{4096} * 16);
+  // 4 x (256 x 32 + 16 x 36) floats of ring (X is M-contiguous, B K-contiguous).
+  EXPECT_EQ(g.smem_bytes, 4u * 4 * (256 * 32 + 16 * 36));
+}
+
+TEST(F4SkinnyFamily, NoSplitWritesCDirectly) {
+  const LaunchGeometry g = f4().geometry(with(base(), "SPLITK", 0), problem(4096, 16, 4096));
+  EXPECT_EQ(g.grid.z, 1u);
+  EXPECT_EQ(g.k_splits, 1);
+  EXPECT_FALSE(g.has_reduce);
+  EXPECT_EQ(g.workspace_floats, 0u);
+  // Enough tiles already: SPLITK = 1 does not split 32000 rows (125 tiles < 132, 1 split each).
+  const LaunchGeometry big = f4().geometry(base(), problem(32000, 16, 4096));
+  EXPECT_EQ(big.grid.x, 125u);
+  EXPECT_EQ(big.k_splits, 1);
+  EXPECT_FALSE(big.has_reduce);
+}
+
+TEST(F4SkinnyFamily, SmallMIsTiledAlongN) {
+  const LaunchGeometry g = f4().geometry(base(), problem(16, 4096, 4096, Op::N, Op::T));
+  EXPECT_EQ(g.grid.x, 16u);  // 4096 columns of B in 256-wide tiles
+  EXPECT_EQ(g.grid.y, 1u);
+  // B stored n x k (transb T) is N-contiguous: X ring 32 x 256; A m x k is M-contiguous: 32 x 16.
+  EXPECT_EQ(g.smem_bytes, 4u * 4 * (32 * 256 + 32 * 16));
+}
+
+TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
+  const Knobs square = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 8}, {"KSL", 4},
+                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}};
+  const LaunchGeometry g = f4().geometry(square, problem(64, 64, 65536));
+  EXPECT_EQ(g.grid.x * g.grid.y, 1u);
+  EXPECT_EQ(g.k_splits, 128);  // 2048 chunks of 32 in 132 splits: 16 chunks each, 128 splits
+  EXPECT_EQ(g.k_slice, 512);
+  EXPECT_EQ(g.reduce_block.y, 16u);  // 16 threads per output, 8 splits each
+  EXPECT_EQ(g.reduce_block.x * g.reduce_block.y, 512u);
+  const LaunchGeometry many = f4().geometry(with(square, "SPLITK", 16), problem(64, 64, 1 << 24));
+  EXPECT_LE(many.k_splits, 1024);
+  EXPECT_LE(many.reduce_block.x * many.reduce_block.y, 1024u);
+}
+
+// Every configuration of the default space on a spread of claimed problems: the grid covers the
+// output, splits are disjoint and non-empty and cover K, resources are within the device.
+TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
+  const std::vector<Knobs> space = default_space();
+  ASSERT_GE(space.size(), 60u);
+  ASSERT_LE(space.size(), 100u);
+  const DeviceLimits lim;
+  int checked = 0;
+  for (const Knobs& k : space) {
+    for (int s : {1, 2, 3, 5, 16, 17, 33, 64}) {
+      for (int k_len : {1, 64, 1000, 65536}) {
+        for (const ProblemKey& p : {problem(3000, s, k_len), problem(s, 777, k_len, Op::T, Op::T, 1)}) {
+          if (!f4().cannot_implement(k, p).empty()) continue;
+          ++checked;
+          const LaunchGeometry g = f4().geometry(k, p);
+          const int big = std::max(p.m, p.n);
+          const int bs = k.at("BS");
+          EXPECT_GE(std::int64_t{g.grid.y} * bs, std::min(p.m, p.n));
+          EXPECT_LT(std::int64_t{g.grid.y - 1} * bs, std::min(p.m, p.n));
+          EXPECT_GE(g.grid.x, 1u);
+          EXPECT_LE(std::int64_t{g.grid.x - 1} * 32, big);  // tiles are at least 32 wide
+          EXPECT_EQ(g.block.x, 32u * k.at("WARPS"));
+          EXPECT_LE(g.smem_bytes, static_cast<unsigned>(lim.smem_optin_bytes));
+          EXPECT_EQ(g.k_slice % k.at("BK"), 0);
+          EXPECT_EQ(static_cast<int>(g.grid.z), g.k_splits);
+          EXPECT_GE(std::int64_t{g.k_splits} * g.k_slice, p.k);
+          EXPECT_LT(std::int64_t{g.k_splits - 1} * g.k_slice, p.k);  // no empty split
+          EXPECT_EQ(g.has_reduce, g.k_splits > 1);
+          if (g.has_reduce) {
+            EXPECT_EQ(g.workspace_floats, std::size_t(g.k_splits) * p.m * p.n);
+            EXPECT_GE(std::size_t{g.reduce_grid.x} * g.reduce_block.x, std::size_t(p.m) * p.n);
+            EXPECT_LE(g.reduce_block.x * g.reduce_block.y, 1024u);
+            EXPECT_EQ(g.reduce_block.y & (g.reduce_block.y - 1), 0u);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(F4SkinnyFamily, ComplexityPrefersNoSplitAndShallowRings) {
+  EXPECT_LT(f4().complexity(with(base(), "SPLITK", 0)), f4().complexity(base()));
+  EXPECT_LT(f4().complexity(with(base(), "STAGES", 3)), f4().complexity(base()));
+}
+
+}  // namespace
+}  // namespace sgt
