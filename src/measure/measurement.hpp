@@ -31,7 +31,7 @@ struct MeasureSettings {
   double clock_stable_tolerance = 0.01;  // consecutive clock readings within this fraction
   // Throttle detection.
   double throttle_fraction = 0.75;     // discard samples below this x default SM clock
-  double min_clock_sample_us = 50;     // clock estimate trusted only for samples this long
+  double min_clock_sample_us = 50;     // span clock (across a sample) only for samples this long
   double clock_probe_window_us = 20;   // how long the clock probe kernel counts cycles
   double throttle_sleep_ms = 50;       // sleep after a throttled sample
   double throttle_sleep_growth = 1.5;  // sleep growth after 2 throttled samples in a row
@@ -68,12 +68,14 @@ struct Measurement {
   int discarded_reasons = 0;  // of `discarded`: in a round with a brake reason
   int rewarms = 0;            // warm-ups repeated after GpuIdle
   double sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;  // over accepted samples (probe)
-  bool nvml = false;                                  // NVML fields below are valid
-  double nvml_sm_clock_mhz = 0;                       // mean of NVML SM clock readings
-  double power_w = 0;                                 // mean of NVML power readings
-  double temperature_c = 0;                           // highest NVML temperature reading
-  std::uint64_t reasons_seen = 0;                     // OR of all NVML clock-event reasons read
-  std::string clock_policy = "observe";               // "observe", or "lock:<MHz>" when locked
+  // SM 0's cycles / globaltimer across samples >= min_clock_sample_us (0: none that long).
+  double sm_clock_span_mhz = 0;
+  bool nvml = false;                     // NVML fields below are valid
+  double nvml_sm_clock_mhz = 0;          // mean of NVML SM clock readings
+  double power_w = 0;                    // mean of NVML power readings
+  double temperature_c = 0;              // highest NVML temperature reading
+  std::uint64_t reasons_seen = 0;        // OR of all NVML clock-event reasons read
+  std::string clock_policy = "observe";  // "observe", or "lock:<MHz>" when locked
 };
 
 // Summary of per-round paired ratios (kernel time / reference time).

@@ -36,14 +36,22 @@ void reason_warnings(Measurement& m) {
   }
 }
 
-void clock_stats(Measurement& m, const std::vector<double>& clocks) {
-  std::vector<double> known;
+std::vector<double> known(const std::vector<double>& clocks) {
+  std::vector<double> out;
   for (double c : clocks)
-    if (c > 0) known.push_back(c);
-  if (known.empty()) return;
-  m.sm_clock_mhz = mean(known);
-  m.sm_clock_min_mhz = min_value(known);
-  m.sm_clock_max_mhz = max_value(known);
+    if (c > 0) out.push_back(c);
+  return out;
+}
+
+void clock_stats(Measurement& m, const std::vector<double>& clocks,
+                 const std::vector<double>& spans) {
+  const std::vector<double> k = known(clocks), sp = known(spans);
+  if (!k.empty()) {
+    m.sm_clock_mhz = mean(k);
+    m.sm_clock_min_mhz = min_value(k);
+    m.sm_clock_max_mhz = max_value(k);
+  }
+  if (!sp.empty()) m.sm_clock_span_mhz = mean(sp);
 }
 
 }  // namespace
@@ -179,13 +187,13 @@ Timer::Sample Timer::cold_sample(const LaunchFn& launch, bool probe) {
   if (with_probe) {
     const ProbeStamp& before = probe_->stamp(0);
     const ProbeStamp& after = probe_->stamp(1);
-    // Long samples: cycles counted across the sample itself. Short ones: the probes around it.
+    // The throttle rule uses the two probes right around the sample, each counting cycles over
+    // its own clock_probe_window_us. The count across the sample itself (SM 0's counter from the
+    // end of one probe to the start of the next) is kept as provenance for long samples only.
+    const double a = probe_mhz(before, seq0), b = probe_mhz(after, seq1);
+    s.clock_mhz = (a > 0 && b > 0) ? (a + b) / 2 : std::max(a, b);
     if (s.gpu_us >= settings_.min_clock_sample_us)
-      s.clock_mhz = between_mhz(before, seq0, after, seq1);
-    if (s.clock_mhz <= 0) {
-      const double a = probe_mhz(before, seq0), b = probe_mhz(after, seq1);
-      s.clock_mhz = (a > 0 && b > 0) ? (a + b) / 2 : std::max(a, b);
-    }
+      s.span_mhz = between_mhz(before, seq0, after, seq1);
   }
   return s;
 }
@@ -228,7 +236,7 @@ Measurement Timer::measure(const LaunchFn& launch) {
 
   StoppingRule rule(StoppingLimits::from(settings_));
   NvmlTally tally;
-  std::vector<double> clocks, pending_us, pending_clock;
+  std::vector<double> clocks, spans, pending_us, pending_clock, pending_span;
   int consecutive_throttled = 0;
   constexpr int kMaxRewarms = 5;
   tally.add(nvml_read());
@@ -244,6 +252,7 @@ Measurement Timer::measure(const LaunchFn& launch) {
       consecutive_throttled = 0;
       pending_us.push_back(s.gpu_us);
       pending_clock.push_back(s.clock_mhz);
+      pending_span.push_back(s.span_mhz);
     }
     if ((now_s() - round_start) * 1e3 < settings_.nvml_round_ms) continue;
 
@@ -257,10 +266,12 @@ Measurement Timer::measure(const LaunchFn& launch) {
         rule.add_sample(pending_us[i] * 1e-6);
         m.samples_us.push_back(pending_us[i]);
         clocks.push_back(pending_clock[i]);
+        spans.push_back(pending_span[i]);
       }
     }
     pending_us.clear();
     pending_clock.clear();
+    pending_span.clear();
     if ((reasons & kReasonGpuIdle) && m.rewarms < kMaxRewarms) {
       ++m.rewarms;
       if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
@@ -276,7 +287,7 @@ Measurement Timer::measure(const LaunchFn& launch) {
   rule.require_samples();
   tally.fill(m);
   reason_warnings(m);
-  clock_stats(m, clocks);
+  clock_stats(m, clocks, spans);
   if (m.discarded > 0) add_warning(m.warnings, fmt::format("{} samples discarded", m.discarded));
   fill_statistics(m);
   m.wall_time_s = elapsed_s();
@@ -292,7 +303,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
   result.kernels.resize(count);
   result.ratios.resize(count);
   for (Measurement& m : result.kernels) m.clock_policy = clock_policy();
-  std::vector<std::vector<double>> clocks(count);
+  std::vector<std::vector<double>> clocks(count), spans(count);
 
   for (const LaunchFn& launch : launches) prime(launch);
   for (const LaunchFn& launch : launches) {
@@ -336,6 +347,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
       for (std::size_t k = 0; k < count; ++k) {
         result.kernels[k].samples_us.push_back(round[k].gpu_us);
         clocks[k].push_back(round[k].clock_mhz);
+        spans[k].push_back(round[k].span_mhz);
         result.ratios[k].push_back(round[k].gpu_us / round[0].gpu_us);
         kept_gpu_s += round[k].gpu_us * 1e-6;
       }
@@ -364,7 +376,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
     tally.fill(m);
     m.rewarms = rewarms;
     reason_warnings(m);
-    clock_stats(m, clocks[k]);
+    clock_stats(m, clocks[k], spans[k]);
     fill_statistics(m);
     m.stop_reason = timed_out ? "timeout" : "rounds";
     m.wall_time_s = elapsed_s();

@@ -60,7 +60,8 @@ class Timer {
  private:
   struct Sample {
     double gpu_us = 0;
-    double clock_mhz = 0;  // 0: unknown
+    double clock_mhz = 0;  // probes around the sample; 0: unknown
+    double span_mhz = 0;   // SM 0's cycles across the sample (long samples only); 0: unknown
   };
   // Accumulates NVML readings of one measurement.
   struct NvmlTally {
