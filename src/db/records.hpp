@@ -50,7 +50,9 @@ struct RunRecord {
   std::string command;
   std::string clock_policy;  // "observe" or "lock:<MHz>"
   std::uint64_t seed = 0;
-  std::string notes;  // free-form provenance (JSON): NVML readings, warnings
+  std::string notes;               // free-form provenance (JSON): NVML readings, warnings
+  std::string status = "running";  // set by TuningStore::finish_run ("done", "interrupted", ...)
+  std::string finished_at;         // ISO 8601 UTC; empty while running
 };
 
 struct CandidateRecord {
@@ -58,14 +60,14 @@ struct CandidateRecord {
   std::int64_t run_id = 0;
   ProblemKey problem;
   std::string family;
-  std::string config;          // knobs_to_string
+  std::string config;  // knobs_to_string
   std::string template_hash;
-  std::string compile_options; // space-joined NVRTC options
+  std::string compile_options;  // space-joined NVRTC options
   Outcome outcome = Outcome::ok;
-  std::string message;         // compile log, failed constraint, error metrics text
+  std::string message;  // compile log, failed constraint, error metrics text
   int registers = 0;
   int spill_bytes = 0;
-  int smem_bytes = 0;          // static + dynamic shared memory per block
+  int smem_bytes = 0;                  // static + dynamic shared memory per block
   std::optional<TimingRecord> screen;  // short estimate
   std::optional<TimingRecord> final;   // full methodology (finalists only)
   std::optional<double> cublas_us;     // cuBLAS median measured in the same rounds
