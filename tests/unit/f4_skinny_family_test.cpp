@@ -222,6 +222,21 @@ TEST(F4SkinnyFamily, SmallMIsTiledAlongN) {
   EXPECT_EQ(g.smem_bytes, 4u * 4 * (32 * 256 + 32 * 16));
 }
 
+TEST(F4SkinnyFamily, ShortKAllocatesOnlyTheStagesItUses) {
+  // K = 64 in stages of 32: 2 of the 3 stages (2 x (32 x 64 + 64 x 36) floats) and the 64 x 65
+  // partial tile fits inside them.
+  const Knobs tall = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 2}, {"KSL", 1},
+                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}};
+  const LaunchGeometry g = f4().geometry(tall, problem(65536, 64, 64));
+  EXPECT_EQ(g.grid.x, 1024u);
+  EXPECT_EQ(g.smem_bytes, 4u * 2 * (32 * 64 + 64 * 36));
+  // K = 1: one stage; with 4 K slices the partial tiles (4 x 64 x 65 floats) are the larger.
+  EXPECT_EQ(f4().geometry(tall, problem(65536, 64, 1)).smem_bytes, 4u * (32 * 64 + 64 * 36));
+  const Knobs sliced = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 8}, {"KSL", 4},
+                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}};
+  EXPECT_EQ(f4().geometry(sliced, problem(65536, 64, 1)).smem_bytes, 4u * 4 * 64 * 65);
+}
+
 TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
   const Knobs square = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 8}, {"KSL", 4},
                         {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}};

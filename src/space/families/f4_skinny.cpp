@@ -60,10 +60,11 @@ Layout layout_of(const ProblemKey& p) {
 }
 
 // Dynamic shared memory in floats: the cp.async ring or the K-slice partial tiles, the larger.
-std::int64_t smem_floats(const Shape& s, bool xg, bool yk) {
+// A split of fewer chunks than STAGES only touches that many stages (short K: more blocks fit).
+std::int64_t smem_floats(const Shape& s, bool xg, bool yk, int chunks_per_split = 1 << 30) {
   const std::int64_t x_stage = xg ? std::int64_t{s.bk} * s.bg : std::int64_t{s.bg} * (s.bk + 4);
   const std::int64_t y_stage = yk ? std::int64_t{s.bs} * (s.bk + 4) : std::int64_t{s.bk} * s.bs;
-  const std::int64_t ring = s.stages * (x_stage + y_stage);
+  const std::int64_t ring = std::min(s.stages, chunks_per_split) * (x_stage + y_stage);
   const std::int64_t red = std::int64_t{s.ksl} * s.bs * (s.bg + 1);
   return std::max(ring, red);
 }
@@ -232,7 +233,7 @@ class F4Skinny final : public Family {
     const int chunks_per_split = ceil_div(ceil_div(p.k, s.bk), splits);
     g.grid.z = static_cast<unsigned>(splits);
     g.block.x = static_cast<unsigned>(s.threads);
-    g.smem_bytes = static_cast<unsigned>(4 * smem_floats(s, l.xg, l.yk));
+    g.smem_bytes = static_cast<unsigned>(4 * smem_floats(s, l.xg, l.yk, chunks_per_split));
     g.k_splits = splits;
     g.k_slice = chunks_per_split * s.bk;
     g.has_reduce = splits > 1;
