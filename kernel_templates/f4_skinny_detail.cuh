@@ -64,10 +64,11 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long l
   constexpr int kVecsPerRow = COLS / VW;
   constexpr int kBytes = 4 * VW;
   if constexpr (kVecsPerRow >= THREADS) {
-    // Wide rows: every thread takes kVecsPerRow / THREADS vectors of each row.
+    // Wide rows: every thread takes kVecsPerRow / THREADS vectors of each row (rows unrolled
+    // as far as 8 copies, as below).
     static_assert(kVecsPerRow % THREADS == 0, "powers of two");
     const float* row_src = src;
-#pragma unroll
+#pragma unroll(kVecsPerRow / THREADS * ROWS <= 8 ? ROWS : 4)
     for (int r = 0; r < ROWS; ++r) {
 #pragma unroll
       for (int j = 0; j < kVecsPerRow / THREADS; ++j) {
@@ -94,7 +95,8 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long l
       col_bytes = left >= VW ? kBytes : (left > 0 ? 4 * left : 0);
     }
     const float* p = src + row0 * ld + col;
-#pragma unroll
+    // Up to 8 copies unrolled: more would keep that many 64-bit addresses live (spills).
+#pragma unroll(kPasses <= 8 ? kPasses : 4)
     for (int i = 0; i < kPasses; ++i) {
       const int row = row0 + i * kRowsPerPass;
       if (ROWS % kRowsPerPass == 0 || row < ROWS) {
