@@ -237,9 +237,10 @@ Measurement Timer::measure(const LaunchFn& launch) {
   StoppingRule rule(StoppingLimits::from(settings_));
   NvmlTally tally;
   std::vector<double> clocks, spans, pending_us, pending_clock, pending_span;
-  int consecutive_throttled = 0;
+  int consecutive_throttled = 0, consecutive_braked = 0;
   constexpr int kMaxRewarms = 5;
-  tally.add(nvml_read());
+  // Reasons are current state: a round is judged by the readings at both of its ends.
+  std::uint64_t opening_reasons = tally.add(nvml_read());
   double round_start = now_s();
   while (true) {
     const Sample s = cold_sample(launch, true);
@@ -258,10 +259,13 @@ Measurement Timer::measure(const LaunchFn& launch) {
 
     // Close the round: NVML reasons decide whether its samples count.
     const std::uint64_t reasons = tally.add(nvml_read());
-    if (reasons & kReasonBrakeMask) {
+    if ((reasons | opening_reasons) & kReasonBrakeMask) {
       m.discarded += static_cast<int>(pending_us.size());
       m.discarded_reasons += static_cast<int>(pending_us.size());
+      throttle_pause(++consecutive_braked);
+      if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
     } else {
+      consecutive_braked = 0;
       for (std::size_t i = 0; i < pending_us.size(); ++i) {
         rule.add_sample(pending_us[i] * 1e-6);
         m.samples_us.push_back(pending_us[i]);
@@ -277,6 +281,7 @@ Measurement Timer::measure(const LaunchFn& launch) {
       if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
     }
     if (rule.should_stop(elapsed_s())) break;
+    opening_reasons = reasons;
     round_start = now_s();
   }
   m.stop_reason = to_string(rule.reason());
@@ -316,7 +321,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
   std::iota(order.begin(), order.end(), 0);
   std::vector<Sample> round(count);
   NvmlTally tally;
-  tally.add(nvml_read());
+  std::uint64_t opening_reasons = tally.add(nvml_read());
   double kept_gpu_s = 0;
   int consecutive_throttled = 0;
   constexpr int kMaxRewarms = 5;
@@ -330,17 +335,17 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
                                             settings_.throttle_fraction);
     }
     const std::uint64_t reasons = tally.add(nvml_read());
-    const bool braked = (reasons & kReasonBrakeMask) != 0;
+    const bool braked = ((reasons | opening_reasons) & kReasonBrakeMask) != 0;
+    opening_reasons = reasons;
     if (throttled || braked) {
       ++result.discarded_rounds;
       for (Measurement& m : result.kernels) {
         ++m.discarded;
         ++(throttled ? m.discarded_clock : m.discarded_reasons);
       }
-      if (throttled) {
-        throttle_pause(++consecutive_throttled);
-        for (const LaunchFn& launch : launches) warm_until_stable(launch);
-      }
+      // Let the GPU recover (thermal or power), then bring the clock back up.
+      throttle_pause(++consecutive_throttled);
+      for (const LaunchFn& launch : launches) warm_until_stable(launch);
     } else {
       consecutive_throttled = 0;
       ++result.rounds;

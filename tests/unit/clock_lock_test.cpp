@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ class ClockLockTest : public ::testing::Test {
     log_path_ = ::testing::TempDir() + "fake_nvml_" + std::to_string(getpid()) + "_" +
                 ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
     std::remove(log_path_.c_str());
+    if (const char* old = std::getenv("SGEMM_NVML_LIBRARY")) saved_library_ = old;
     setenv("SGEMM_NVML_LIBRARY", SGEMM_FAKE_NVML_PATH, 1);
     setenv("SGEMM_FAKE_NVML_LOG", log_path_.c_str(), 1);
     unsetenv("SGEMM_FAKE_NVML_SET_RESULT");
@@ -39,6 +41,11 @@ class ClockLockTest : public ::testing::Test {
   }
   void TearDown() override {
     std::remove(log_path_.c_str());
+    if (saved_library_) {
+      setenv("SGEMM_NVML_LIBRARY", saved_library_->c_str(), 1);
+    } else {
+      unsetenv("SGEMM_NVML_LIBRARY");
+    }
     unsetenv("SGEMM_FAKE_NVML_LOG");
     unsetenv("SGEMM_FAKE_NVML_SET_RESULT");
     unsetenv("SGEMM_FAKE_NVML_REASONS");
@@ -77,6 +84,7 @@ class ClockLockTest : public ::testing::Test {
   }
 
   std::string log_path_;
+  std::optional<std::string> saved_library_;
 };
 
 TEST_F(ClockLockTest, LoadsTheFakeAndReads) {
