@@ -216,7 +216,7 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
   const long long k0 = static_cast<long long>(blockIdx.z) * k_slice;
   const long long k_rest = args.k - k0;
   const int k_left = k_rest <= 0 ? 0 : (k_rest < k_slice ? static_cast<int>(k_rest) : k_slice);
-  const int chunks = (k_left + BK - 1) / BK;
+  const int chunks = k_left / BK + (k_left % BK != 0);  // k_left + BK - 1 may overflow
 
   Loader loader;
   loader.x = kXG ? x + g0 + k0 * ldx : x + k0 + g0 * ldx;

@@ -67,12 +67,12 @@ TEST(F4SkinnyFamily, TemplateDefaultsAreValid) { EXPECT_EQ(why(base()), ""); }
 
 TEST(F4SkinnyFamily, TargetConfigurationsAreValid) {
   // GEMV: 32 rows x 32 K slices of 4 k, no split.
-  Knobs gemv = {{"BS", 1}, {"TS", 1}, {"TG", 4}, {"WARPS", 8}, {"KSL", 32}, {"BK", 128},
-                {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}};
+  Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
+                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}};
   EXPECT_EQ(why(gemv), "");
   // 64 x 64 tile, 8 x 8 per thread, 4 K slices, split over the GPU.
-  Knobs square = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 8}, {"KSL", 4}, {"BK", 32},
-                  {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}};
+  Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
+                  {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}};
   EXPECT_EQ(why(square), "");
   // Two-warp blocks for short K, four resident per SM.
   Knobs tall = with(with(with(square, "WARPS", 2), "KSL", 1), "SPLITK", 0);
@@ -113,8 +113,8 @@ TEST(F4SkinnyFamily, KPerSliceBoundaryIsInclusive) {
 
 TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
   // A GEMV thread needs about 70 registers: a 128-register cap compiles the same kernel.
-  Knobs gemv = {{"BS", 1}, {"TS", 1}, {"TG", 4}, {"WARPS", 8}, {"KSL", 32}, {"BK", 128},
-                {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}};
+  Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
+                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}};
   EXPECT_EQ(why(with(gemv, "OCC", 16)), "occupancy_cap_binds");
   // 64 accumulators: the cap binds (128 x 64 tile so that two blocks fit in shared memory).
   EXPECT_EQ(why(with(with(with(base(), "KSL", 8), "STAGES", 3), "OCC", 16)), "");
@@ -122,8 +122,8 @@ TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
 
 TEST(F4SkinnyFamily, RingDepthIsBoundedBothWays) {
   // 2 warps, one 64 x 64 stage of 16 KB: a 2-stage ring has too little in flight.
-  Knobs tall = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 2}, {"KSL", 1}, {"BK", 32},
-                {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2}};
+  Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
+                {"BK", 32}, {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2}};
   EXPECT_EQ(why(tall), "at_least_32_kb_in_flight_per_sm");
   // 256 x 16 tile, 35 KB stages: 8 stages keep far more than 96 KB in flight.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "no_needless_stage");
@@ -145,10 +145,10 @@ TEST(F4SkinnyFamily, ClaimsOnlySkinnyWellFormedProblems) {
   EXPECT_EQ(f4().cannot_implement(k, problem(16, 4096, 4096)), "");  // M small: symmetric code
   EXPECT_EQ(f4().cannot_implement(k, problem(4096, 32, 100, Op::T, Op::T, 1)), "");
   EXPECT_EQ(f4().cannot_implement(k, problem(5, 5, 1)), "");
-  EXPECT_NE(f4().cannot_implement(k, problem(4096, 33, 4096)), "");   // three tiles of 16
-  EXPECT_NE(f4().cannot_implement(k, problem(4096, 4, 4096)), "");    // 16 >= 4 * 4
-  EXPECT_NE(f4().cannot_implement(k, problem(100, 100, 100)), "");    // not skinny
-  EXPECT_NE(f4().cannot_implement(k, problem(4096, 16, 0)), "");      // empty: dispatcher's
+  EXPECT_NE(f4().cannot_implement(k, problem(4096, 33, 4096)), "");  // three tiles of 16
+  EXPECT_NE(f4().cannot_implement(k, problem(4096, 4, 4096)), "");   // 16 >= 4 * 4
+  EXPECT_NE(f4().cannot_implement(k, problem(100, 100, 100)), "");   // not skinny
+  EXPECT_NE(f4().cannot_implement(k, problem(4096, 16, 0)), "");     // empty: dispatcher's
   EXPECT_NE(f4().cannot_implement(k, problem(0, 16, 10)), "");
   ProblemKey bad = problem(100, 16, 10);
   bad.lda = 50;
@@ -206,7 +206,12 @@ TEST(F4SkinnyFamily, NoSplitWritesCDirectly) {
   EXPECT_EQ(g.grid.z, 1u);
   EXPECT_EQ(g.k_splits, 1);
   EXPECT_FALSE(g.has_reduce);
+  EXPECT_EQ(g.k_slice, 0);  // all of K
   EXPECT_EQ(g.workspace_floats, 0u);
+  // K near 2^31 (A is 1 x K): no int overflow in the chunk count or the grid.
+  const LaunchGeometry huge = f4().geometry(with(base(), "SPLITK", 0), problem(1, 1, 2147483600));
+  EXPECT_EQ(huge.grid.x, 1u);
+  EXPECT_EQ(huge.k_slice, 0);
   // Enough tiles already: SPLITK = 1 does not split 32000 rows (125 tiles < 132, 1 split each).
   const LaunchGeometry big = f4().geometry(base(), problem(32000, 16, 4096));
   EXPECT_EQ(big.grid.x, 125u);
@@ -225,20 +230,20 @@ TEST(F4SkinnyFamily, SmallMIsTiledAlongN) {
 TEST(F4SkinnyFamily, ShortKAllocatesOnlyTheStagesItUses) {
   // K = 64 in stages of 32: 2 of the 3 stages (2 x (32 x 64 + 64 x 36) floats) and the 64 x 65
   // partial tile fits inside them.
-  const Knobs tall = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 2}, {"KSL", 1},
+  const Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
                       {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}};
   const LaunchGeometry g = f4().geometry(tall, problem(65536, 64, 64));
   EXPECT_EQ(g.grid.x, 1024u);
   EXPECT_EQ(g.smem_bytes, 4u * 2 * (32 * 64 + 64 * 36));
   // K = 1: one stage; with 4 K slices the partial tiles (4 x 64 x 65 floats) are the larger.
   EXPECT_EQ(f4().geometry(tall, problem(65536, 64, 1)).smem_bytes, 4u * (32 * 64 + 64 * 36));
-  const Knobs sliced = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 8}, {"KSL", 4},
+  const Knobs sliced = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
                         {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}};
   EXPECT_EQ(f4().geometry(sliced, problem(65536, 64, 1)).smem_bytes, 4u * 4 * 64 * 65);
 }
 
 TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
-  const Knobs square = {{"BS", 64}, {"TS", 8}, {"TG", 8}, {"WARPS", 8}, {"KSL", 4},
+  const Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
                         {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}};
   const LaunchGeometry g = f4().geometry(square, problem(64, 64, 65536));
   EXPECT_EQ(g.grid.x * g.grid.y, 1u);
@@ -262,7 +267,8 @@ TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
   for (const Knobs& k : space) {
     for (int s : {1, 2, 3, 5, 16, 17, 33, 64}) {
       for (int k_len : {1, 64, 1000, 65536}) {
-        for (const ProblemKey& p : {problem(3000, s, k_len), problem(s, 777, k_len, Op::T, Op::T, 1)}) {
+        for (const ProblemKey& p :
+             {problem(3000, s, k_len), problem(s, 777, k_len, Op::T, Op::T, 1)}) {
           if (!f4().cannot_implement(k, p).empty()) continue;
           ++checked;
           const LaunchGeometry g = f4().geometry(k, p);
@@ -274,11 +280,15 @@ TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
           EXPECT_LE(std::int64_t{g.grid.x - 1} * 32, big);  // tiles are at least 32 wide
           EXPECT_EQ(g.block.x, 32u * k.at("WARPS"));
           EXPECT_LE(g.smem_bytes, static_cast<unsigned>(lim.smem_optin_bytes));
-          EXPECT_EQ(g.k_slice % k.at("BK"), 0);
           EXPECT_EQ(static_cast<int>(g.grid.z), g.k_splits);
-          EXPECT_GE(std::int64_t{g.k_splits} * g.k_slice, p.k);
-          EXPECT_LT(std::int64_t{g.k_splits - 1} * g.k_slice, p.k);  // no empty split
           EXPECT_EQ(g.has_reduce, g.k_splits > 1);
+          if (g.k_splits == 1) {
+            EXPECT_EQ(g.k_slice, 0);  // all of K
+          } else {
+            EXPECT_EQ(g.k_slice % k.at("BK"), 0);
+            EXPECT_GE(std::int64_t{g.k_splits} * g.k_slice, p.k);
+            EXPECT_LT(std::int64_t{g.k_splits - 1} * g.k_slice, p.k);  // no empty split
+          }
           if (g.has_reduce) {
             EXPECT_EQ(g.workspace_floats, std::size_t(g.k_splits) * p.m * p.n);
             EXPECT_GE(std::size_t{g.reduce_grid.x} * g.reduce_block.x, std::size_t(p.m) * p.n);

@@ -17,7 +17,7 @@ constexpr int kMaxSplits = 1024;  // bounds the workspace and the reduce's work 
 constexpr int kMaxSmall = 64;     // the largest small dimension F4 takes
 
 bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
+int ceil_div(int a, int b) { return static_cast<int>((std::int64_t{a} + b - 1) / b); }
 
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
@@ -104,13 +104,20 @@ class F4Skinny final : public Family {
   std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
     return {
         {"bs_power_of_two_up_to_64",
-         [](const Knobs& k) { const int bs = knob(k, "BS"); return pow2(bs) && bs <= kMaxSmall; }},
+         [](const Knobs& k) {
+           const int bs = knob(k, "BS");
+           return pow2(bs) && bs <= kMaxSmall;
+         }},
         {"ts_power_of_two_dividing_bs_up_to_16",
          [](const Knobs& k) {
            const Shape s = shape_of(k);
            return pow2(s.ts) && s.ts <= 16 && s.ts <= s.bs;
          }},
-        {"tg_is_4_or_8", [](const Knobs& k) { const int tg = knob(k, "TG"); return tg == 4 || tg == 8; }},
+        {"tg_is_4_or_8",
+         [](const Knobs& k) {
+           const int tg = knob(k, "TG");
+           return tg == 4 || tg == 8;
+         }},
         {"threads_power_of_two_in_range",
          [limits](const Knobs& k) {
            const Shape s = shape_of(k);
@@ -125,19 +132,34 @@ class F4Skinny final : public Family {
         // Blocks of fewer than 8 warps are for short K, where many resident blocks overlap load,
         // compute and store; sliced K is for long K in big blocks.
         {"small_blocks_have_no_k_slices",
-         [](const Knobs& k) { const Shape s = shape_of(k); return s.threads >= 256 || s.ksl == 1; }},
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return s.threads >= 256 || s.ksl == 1;
+         }},
         // A quarter warp (8 lanes) then reads one contiguous shared row: no bank conflicts.
         {"at_least_8_lanes_along_g", [](const Knobs& k) { return shape_of(k).gt >= 8; }},
         {"bk_power_of_two_16_to_128",
-         [](const Knobs& k) { const int bk = knob(k, "BK"); return pow2(bk) && bk >= 16 && bk <= 128; }},
+         [](const Knobs& k) {
+           const int bk = knob(k, "BK");
+           return pow2(bk) && bk >= 16 && bk <= 128;
+         }},
         // Fragments are read 4 k at a time; more than 32 k per slice and stage bloats the unrolled
         // loop.
         {"k_per_slice_4_to_32",
-         [](const Knobs& k) { const Shape s = shape_of(k); return s.kps >= 4 && s.kps <= 32; }},
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return s.kps >= 4 && s.kps <= 32;
+         }},
         {"stages_2_to_8",
-         [](const Knobs& k) { const int st = knob(k, "STAGES"); return st >= 2 && st <= 8; }},
+         [](const Knobs& k) {
+           const int st = knob(k, "STAGES");
+           return st >= 2 && st <= 8;
+         }},
         {"splitk_0_to_16",
-         [](const Knobs& k) { const int sk = knob(k, "SPLITK"); return sk >= 0 && sk <= 16; }},
+         [](const Knobs& k) {
+           const int sk = knob(k, "SPLITK");
+           return sk >= 0 && sk <= 16;
+         }},
         // Up to 16 columns a thread takes the whole S tile (each X element is read from shared
         // once); wider tiles split S over 2 to 8 groups of 8 or 16 columns.
         {"ts_is_bs_up_to_16_else_8_or_16",
@@ -147,7 +169,10 @@ class F4Skinny final : public Family {
          }},
         // 64 accumulators plus fragments stay near 128 registers: two blocks of 256 per SM.
         {"accumulators_at_most_64",
-         [](const Knobs& k) { const Shape s = shape_of(k); return s.tg * s.ts <= 64; }},
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return s.tg * s.ts <= 64;
+         }},
         {"occ_multiple_of_warps_up_to_64",
          [](const Knobs& k) {
            const Shape s = shape_of(k);
@@ -205,8 +230,7 @@ class F4Skinny final : public Family {
     if (small > 2 * s.bs)
       return fmt::format("min(m, n) = {} needs more than two BS = {} tiles", small, s.bs);
     // A tile four or more times the small dimension wastes three quarters of its FMAs.
-    if (s.bs >= 4 * small)
-      return fmt::format("BS = {} is 4x or more min(m, n) = {}", s.bs, small);
+    if (s.bs >= 4 * small) return fmt::format("BS = {} is 4x or more min(m, n) = {}", s.bs, small);
     return {};
   }
 
@@ -229,13 +253,15 @@ class F4Skinny final : public Family {
     g.grid.x = static_cast<unsigned>(ceil_div(big, s.bg));
     g.grid.y = static_cast<unsigned>(ceil_div(small, s.bs));
     const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
-    const int splits = split_count(s, static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30)), p.k);
+    const int splits =
+        split_count(s, static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30)), p.k);
     const int chunks_per_split = ceil_div(ceil_div(p.k, s.bk), splits);
     g.grid.z = static_cast<unsigned>(splits);
     g.block.x = static_cast<unsigned>(s.threads);
     g.smem_bytes = static_cast<unsigned>(4 * smem_floats(s, l.xg, l.yk, chunks_per_split));
     g.k_splits = splits;
-    g.k_slice = chunks_per_split * s.bk;
+    // 0 means all of K (and keeps a rounded-up K near 2^31 out of int range).
+    g.k_slice = splits > 1 ? chunks_per_split * s.bk : 0;
     g.has_reduce = splits > 1;
     if (g.has_reduce) {
       const std::int64_t mn = std::int64_t{p.m} * p.n;
