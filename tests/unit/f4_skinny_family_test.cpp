@@ -120,6 +120,14 @@ TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
   EXPECT_EQ(why(with(with(with(base(), "KSL", 8), "STAGES", 3), "OCC", 16)), "");
 }
 
+TEST(F4SkinnyFamily, CappedRegistersKeepSGroupTilesNarrow) {
+  const Knobs wide = {{"BS", 64}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
+                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}};
+  EXPECT_EQ(why(wide), "");
+  EXPECT_EQ(why(with(wide, "OCC", 16)), "capped_s_groups_take_8_columns");
+  EXPECT_EQ(why(with(with(with(wide, "OCC", 16), "TS", 8), "TG", 8)), "");
+}
+
 TEST(F4SkinnyFamily, RingDepthIsBoundedBothWays) {
   // 2 warps, one 64 x 64 stage of 16 KB: a 2-stage ring has too little in flight.
   Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},

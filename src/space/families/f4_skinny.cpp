@@ -185,6 +185,13 @@ class F4Skinny final : public Family {
            const Shape s = shape_of(k);
            return register_estimate(s) <= register_cap(s, limits);
          }},
+        // Measured (ptxas, sm_90): 16 columns in 2+ S groups spill 4-20 bytes under a
+        // 128-register cap; 8 columns, or 16 in one group, do not.
+        {"capped_s_groups_take_8_columns",
+         [limits](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return register_cap(s, limits) >= limits.max_regs_per_thread || s.sg == 1 || s.ts <= 8;
+         }},
         // A cap above what ptxas takes anyway compiles the same kernel as OCC = WARPS.
         {"occupancy_cap_binds",
          [limits](const Knobs& k) {
