@@ -62,8 +62,11 @@ bool StoppingRule::should_stop(double wall_elapsed_s) {
       reason_ = StopReason::noise;
       return true;
     }
+    // nvbench checks when the sample count is a multiple of 16; samples may arrive in groups
+    // here, so check once at least convergence_check_every samples came since the last check.
     if (static_cast<int>(noise_history_.size()) > limits_.noise_history_min &&
-        count_ % limits_.convergence_check_every == 0) {
+        count_ >= next_convergence_check_) {
+      next_convergence_check_ = count_ + limits_.convergence_check_every;
       const std::vector<double> history(noise_history_.begin(), noise_history_.end());
       if (relative_stdev_around(history, current) < limits_.noise_convergence) {
         reason_ = StopReason::converged;

@@ -22,7 +22,7 @@ struct StoppingLimits {
   double noise_convergence = 0.05;  // relative stdev of the recent noise estimates
   double timeout_s = 15;            // host wall time since the measurement started
   // nvbench constants: the convergence test looks at up to noise_history noise estimates, once
-  // more than noise_history_min are known, every convergence_check_every samples.
+  // more than noise_history_min are known, at most once per convergence_check_every samples.
   int noise_history = 512;
   int noise_history_min = 64;
   int convergence_check_every = 16;
@@ -54,6 +54,7 @@ class StoppingRule {
   std::int64_t count_ = 0;
   double mean_ = 0, m2_ = 0, total_s_ = 0;
   std::deque<double> noise_history_;
+  std::int64_t next_convergence_check_ = 0;
   StopReason reason_ = StopReason::not_stopped;
 };
 
