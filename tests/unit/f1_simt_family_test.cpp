@@ -117,6 +117,11 @@ TEST(F1SimtFamily, RegisterEstimateAndOccupancy) {
   Knobs big = base();
   big["BM"] = 256, big["WM"] = 64, big["TN"] = 16, big["MIN_BLOCKS"] = 2;
   EXPECT_EQ(why(big), "min_blocks_registers");
+  // 128 threads x 2 blocks leave the cap at 256 registers: the same code as MIN_BLOCKS = 1.
+  Knobs four_warps = base();
+  four_warps["WM"] = 64, four_warps["TN"] = 16, four_warps["MIN_BLOCKS"] = 2;
+  EXPECT_EQ(why(four_warps), "min_blocks_binds");
+  EXPECT_EQ(why(with(four_warps, "MIN_BLOCKS", 1)), "");
   // Shared memory per SM: 2 x (5 x 32 x 264 x 4 + 1 KB) > 228 KB.
   Knobs deep = base();
   deep["BK"] = 32, deep["STAGES"] = 5, deep["MIN_BLOCKS"] = 2, deep["REGDB"] = 0;

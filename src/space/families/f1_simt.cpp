@@ -153,6 +153,14 @@ class F1Simt final : public Family {
            return knob(k, "MIN_BLOCKS") * (s.smem_bytes() + kSmemReservedPerBlock) <=
                   lim.smem_optin_bytes + kSmemReservedPerBlock;
          }},
+        // MIN_BLOCKS > 1 that leaves the register cap at the maximum compiles to the same code
+        // as MIN_BLOCKS = 1: prune the duplicate.
+        {"min_blocks_binds",
+         [lim](const Knobs& k) {
+           const int blocks = knob(k, "MIN_BLOCKS");
+           const std::int64_t cap = lim.regs_per_sm / std::max(1, Shape(k).threads() * blocks);
+           return blocks == 1 || cap < std::min(255, lim.max_regs_per_thread);
+         }},
         {"min_blocks_threads",
          [](const Knobs& k) {
            return Shape(k).threads() * knob(k, "MIN_BLOCKS") <= kMaxThreadsPerSm;
