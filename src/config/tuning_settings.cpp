@@ -26,6 +26,11 @@ std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
       {"finalists", &m.finalists}, {"min_rounds", &m.min_rounds},
       {"min_round_time_s", &m.min_round_time_s}, {"clock_policy", &m.clock_policy},
       {"lock_clocks", &m.lock_clocks}, {"tolerance_factor", &s.verify.tolerance_factor},
+      {"warmup_min_ms", &m.warmup_min_ms}, {"warmup_max_ms", &m.warmup_max_ms},
+      {"clock_stable_tolerance", &m.clock_stable_tolerance},
+      {"clock_probe_window_us", &m.clock_probe_window_us},
+      {"throttle_sleep_ms", &m.throttle_sleep_ms}, {"throttle_sleep_growth", &m.throttle_sleep_growth},
+      {"throttle_sleep_max_ms", &m.throttle_sleep_max_ms}, {"nvml_round_ms", &m.nvml_round_ms},
   };
 }
 

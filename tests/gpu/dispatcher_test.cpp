@@ -1,0 +1,187 @@
+// libsgemm_dispatch on a GPU: tuned problems run the tuned kernel (from a stored cubin or by JIT)
+// and match cuBLAS; untuned ones go to cuBLAS; cuBLAS's edge-case semantics hold.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+
+#include "db/database.hpp"
+#include "db/tuning_store.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "jit/templates.hpp"
+#include "sgemm_dispatch.h"
+#include "support/gpu_support.hpp"
+#include "tuner/tuner.hpp"
+
+namespace sgt {
+namespace {
+
+std::string temp_db(const std::string& name) {
+  const std::string path = std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(path);
+  return path;
+}
+
+// Stores `family`'s first default configuration as the winner of `problem` on this GPU.
+void store_winner(TuningStore& store, const Family& family, const ProblemKey& problem, bool with_cubin) {
+  const DeviceInfo device = query_device(0);
+  Knobs chosen;
+  for (const Knobs& k : testing::default_space_configs(family))
+    if (family.cannot_implement(k, problem).empty()) {
+      chosen = k;
+      break;
+    }
+  ASSERT_FALSE(chosen.empty()) << family.name() << " cannot implement " << problem.to_string();
+  WinnerRecord w;
+  w.problem = problem;
+  w.gpu = gpu_record(device);
+  w.software = software_record();
+  w.family = family.name();
+  w.config = knobs_to_string(chosen);
+  w.template_hash = template_hash(family.name() + ".cu");
+  w.time_us = 1;
+  w.cublas_us = 2;
+  if (with_cubin) {
+    const CompileResult r = compile_template(family.name() + ".cu", family.defines(chosen, problem), device.arch());
+    ASSERT_TRUE(r.ok) << r.log;
+    w.cubin.assign(r.cubin.begin(), r.cubin.end());
+    w.cubin_arch = device.arch();
+  }
+  store.set_winner(w);
+}
+
+double relative_difference(const float* x, const float* y, const ProblemKey& p) {
+  auto& env = testing::gpu_env();
+  const DiffNorms d = env.utility.diff(env.stream.get(), x, p.ldc, y, p.ldc, p.m, p.n);
+  if (d.nonfinite > 0) return INFINITY;
+  return std::sqrt(d.diff_sq / d.ref_sq);
+}
+
+class Dispatcher : public ::testing::Test {
+ protected:
+  void SetUp() override { SGT_SKIP_WITHOUT_GPU(); }
+};
+
+TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
+  const std::string path = temp_db("sgemm_dispatch_");
+  const ProblemKey tuned_cubin = testing::make_problem(Op::N, Op::N, 1000, 1300, 700);
+  const ProblemKey tuned_jit = testing::make_problem(Op::T, Op::N, 257, 511, 129);
+  const ProblemKey untuned = testing::make_problem(Op::N, Op::T, 300, 200, 100);
+  {
+    Database db = Database::open(path, OpenMode::create);
+    TuningStore store(db);
+    store_winner(store, find_family("f1_simt"), tuned_cubin, true);
+    store_winner(store, find_family("f1_simt"), tuned_jit, false);
+  }
+  sgemmHandle_t h = nullptr;
+  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  auto& env = testing::gpu_env();
+  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
+
+  for (const auto& [p, source] : {std::pair{tuned_cubin, "exact"}, std::pair{tuned_jit, "exact"},
+                                  std::pair{untuned, "cublas"}}) {
+    char text[1024];
+    ASSERT_EQ(sgemmDescribe(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
+                            p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, p.lda, p.ldb,
+                            p.ldc, text, sizeof text),
+              SGEMM_STATUS_SUCCESS);
+    EXPECT_EQ(nlohmann::json::parse(text)["source"], source) << text;
+
+    GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
+    const GemmFn dispatched = [&](cudaStream_t, float alpha, const float* a, const float* b, float beta, float* c) {
+      ASSERT_EQ(sgemmSgemm(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
+                           p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, &alpha, a, p.lda,
+                           b, p.ldb, &beta, c, p.ldc),
+                SGEMM_STATUS_SUCCESS);
+    };
+    const CheckResult r = checker.check(dispatched, 99);
+    EXPECT_TRUE(r.passed) << p.to_string() << ": " << r.message;
+    EXPECT_LT(std::max(r.error_beta_zero, r.error_beta), 1e-6) << p.to_string();
+  }
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+}
+
+TEST_F(Dispatcher, EdgeCasesBehaveAsCublas) {
+  const std::string path = temp_db("sgemm_edge_");
+  { Database::open(path, OpenMode::create); }
+  sgemmHandle_t h = nullptr;
+  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  auto& env = testing::gpu_env();
+  sgemmSetStream(h, env.stream.get());
+  const ProblemKey p = testing::make_problem(Op::N, Op::N, 64, 48, 32);
+  DeviceBuffer<float> a(64 * 32), b(32 * 48), c(64 * 48), ref(64 * 48);
+  env.utility.fill_uniform(env.stream.get(), a.get(), a.size(), 1);
+  env.utility.fill_uniform(env.stream.get(), b.get(), b.size(), 2);
+
+  // beta = 0 with NaN in C: C is overwritten, never read.
+  const float one = 1.0f, zero = 0.0f, half = 0.5f;
+  UtilityKernels::poison(env.stream.get(), c.get(), c.size());
+  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 32, &one, a.get(), 64, b.get(), 32, &zero, c.get(), 64),
+            SGEMM_STATUS_SUCCESS);
+  env.cublas.sgemm(env.stream.get(), p, 1.0f, a.get(), b.get(), 0.0f, ref.get());
+  EXPECT_LT(relative_difference(c.get(), ref.get(), p), 1e-6);
+
+  // k = 0 and alpha = 0: C = beta C.
+  env.utility.fill_uniform(env.stream.get(), c.get(), c.size(), 3);
+  SGT_CUDA_CHECK(cudaMemcpyAsync(ref.get(), c.get(), c.bytes(), cudaMemcpyDeviceToDevice, env.stream.get()));
+  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 0, &one, a.get(), 64, b.get(), 1, &half, c.get(), 64),
+            SGEMM_STATUS_SUCCESS);
+  ProblemKey k0 = p;
+  k0.k = 0;
+  k0.ldb = 1;
+  env.cublas.sgemm(env.stream.get(), k0, 1.0f, a.get(), b.get(), 0.5f, ref.get());
+  EXPECT_LT(relative_difference(c.get(), ref.get(), p), 1e-7);
+  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 32, &zero, a.get(), 64, b.get(), 32, &half, c.get(), 64),
+            SGEMM_STATUS_SUCCESS);
+  env.cublas.sgemm(env.stream.get(), p, 0.0f, a.get(), b.get(), 0.5f, ref.get());
+  EXPECT_LT(relative_difference(c.get(), ref.get(), p), 1e-7);
+  sgemmDestroy(h);
+}
+
+TEST(TunerGpu, TunesStoresAndServesAProblem) {
+  SGT_SKIP_WITHOUT_GPU();
+  const std::string path = temp_db("sgemm_tuner_");
+  TuneOptions options;
+  options.space_path = testing::source_path("configs/spaces");
+  options.max_candidates = 6;
+  options.settings.measure.screen_budget_ms = 10;
+  options.settings.measure.screen_warmup_ms = 5;
+  options.settings.measure.min_rounds = 5;
+  options.settings.measure.min_round_time_s = 0.05;
+  Problem problem;
+  problem.key = testing::make_problem(Op::N, Op::N, 1000, 1300, 700);
+  ProblemResult result;
+  {
+    Database db = Database::open(path, OpenMode::create);
+    TuningStore store(db);
+    Tuner tuner(store, options);
+    result = tuner.tune(problem, 0, 1, nullptr);
+    tuner.finish("finished");
+    const auto tried = store.candidates(problem.key, gpu_record(tuner.device()), software_record());
+    EXPECT_EQ(static_cast<int>(tried.size()), result.candidates);
+    EXPECT_GT(result.ok, 0);
+    EXPECT_GT(result.cublas_us, 0);
+    EXPECT_TRUE(store.find_winner(problem.key, tuner.device().name, tuner.device().arch()).has_value());
+    EXPECT_EQ(db.integrity_check(), "ok");
+
+    // The same problem again resumes from the database: nothing is measured twice.
+    Tuner again(store, options);
+    const ProblemResult second = again.tune(problem, 0, 1, nullptr);
+    EXPECT_TRUE(second.already_tuned);
+  }
+  sgemmHandle_t h = nullptr;
+  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  char text[1024];
+  const ProblemKey& p = problem.key;
+  ASSERT_EQ(sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, text, sizeof text),
+            SGEMM_STATUS_SUCCESS);
+  const auto json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["family"], result.family) << text;
+  EXPECT_EQ(json["source"], result.family == "cublas" ? "cublas" : "exact") << text;
+  sgemmDestroy(h);
+}
+
+}  // namespace
+}  // namespace sgt

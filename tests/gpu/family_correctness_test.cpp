@@ -1,0 +1,86 @@
+// Every kernel family, on a sample of its default space, against cuBLAS (pedantic FP32) and an FP64
+// product: NaN-poisoned C, beta != 0, integer bit-exactness, edge shapes, all four transposes,
+// padded leading dimensions and pointers offset by one float.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "support/gpu_support.hpp"
+#include "verify/tolerance.hpp"
+
+namespace sgt {
+namespace {
+
+class FamilyCorrectness : public ::testing::TestWithParam<std::string> {};
+
+// A handful of configurations spread over the default space (first, last and evenly between).
+std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
+  std::vector<Knobs> out;
+  for (std::size_t i = 0; i < count && !all.empty(); ++i)
+    out.push_back(all[i * (all.size() - 1) / std::max<std::size_t>(1, count - 1)]);
+  return out;
+}
+
+// Runs the cases and expects each that compiled to pass every check; returns how many ran.
+int expect_correct(const Family& family, const std::vector<testing::Case>& cases) {
+  const std::vector<testing::CaseOutcome> results = testing::run_family_cases(family, cases);
+  const double tol = normwise_tolerance(4.0);
+  int ran = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const testing::CaseOutcome& r = results[i];
+    const std::string what = fmt::format("{} {} {} misalign={}", family.name(),
+                                         knobs_to_string(cases[i].knobs), cases[i].problem.to_string(),
+                                         cases[i].misalign_floats);
+    if (!r.compiled) {
+      // Not implementable is fine (the tuner skips it); a compile error is not.
+      EXPECT_EQ(r.why_not.find("error"), std::string::npos) << what << ": " << r.why_not.substr(0, 1500);
+      continue;
+    }
+    ++ran;
+    EXPECT_TRUE(r.check.passed) << what << ": " << r.check.message;
+    EXPECT_LE(r.fp64_error, tol) << what << " against FP64";
+    EXPECT_LE(r.cublas_fp64_error, tol) << "cuBLAS itself against FP64 on " << what;
+  }
+  return ran;
+}
+
+TEST_P(FamilyCorrectness, EdgeShapesAllTransposes) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family(GetParam());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(testing::default_space_configs(family), 4))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : testing::edge_shapes())
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+  const int ran = expect_correct(family, cases);
+  EXPECT_GT(ran, 0) << "no configuration of " << family.name() << " ran on any edge shape";
+  RecordProperty("cases", ran);
+}
+
+TEST_P(FamilyCorrectness, PaddedLeadingDimensionsAndMisalignedPointers) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family(GetParam());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(testing::default_space_configs(family), 3))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : {std::array<int, 3>{129, 63, 200}, std::array<int, 3>{300, 16, 513}}) {
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
+        }
+  EXPECT_GT(expect_correct(family, cases), 0);
+}
+
+std::vector<std::string> family_names() {
+  std::vector<std::string> names;
+  for (const Family* f : families()) names.push_back(f->name());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, FamilyCorrectness, ::testing::ValuesIn(family_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace sgt

@@ -1,0 +1,173 @@
+// FP64 host reference for small problems; everything else goes through the project's own
+// verification code so the tests exercise what the tuner uses.
+#include "support/gpu_support.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "config/search_space.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "jit/sgemm_kernel.hpp"
+#include "tuner/compile_pool.hpp"
+
+#include <map>
+#include <thread>
+#include "verify/tolerance.hpp"
+
+namespace sgt::testing {
+
+GpuEnv& gpu_env() {
+  static GpuEnv env(query_device(0));
+  return env;
+}
+
+std::string source_path(const std::string& relative) {
+  const char* env = std::getenv("SGEMM_SOURCE_DIR");
+  return fmt::format("{}/{}", env && *env ? env : SGEMM_SOURCE_DIR, relative);
+}
+
+ProblemKey make_problem(Op ta, Op tb, int m, int n, int k, int pad, int align) {
+  ProblemKey p;
+  p.transa = ta;
+  p.transb = tb;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p = with_minimal_leading_dimensions(p);
+  p.lda += pad;
+  p.ldb += pad;
+  p.ldc += pad;
+  p.align = std::min(align, alignment_class(p.lda, p.ldb, p.ldc, 0, 0, 0));
+  return p;
+}
+
+std::vector<std::array<int, 3>> edge_shapes() {
+  return {{1, 1, 1},     {1, 257, 129},  {257, 1, 129},  {33, 65, 3},   {127, 129, 7},
+          {100, 37, 515}, {255, 257, 64}, {64, 64, 1000}, {513, 300, 129}};
+}
+
+namespace {
+
+std::vector<float> to_host(const float* device, std::size_t count) {
+  std::vector<float> host(count);
+  SGT_CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// Normwise error of C against an FP64 product alpha op(A) op(B), with beta = 0.
+double fp64_error(const ProblemKey& p, const std::vector<float>& a, const std::vector<float>& b,
+                  const std::vector<float>& c, float alpha) {
+  double diff = 0, a_sq = 0, b_sq = 0;
+  for (int i = 0; i < rows_a(p); ++i)
+    for (int j = 0; j < cols_a(p); ++j) a_sq += std::pow(a[i + static_cast<std::size_t>(j) * p.lda], 2);
+  for (int i = 0; i < rows_b(p); ++i)
+    for (int j = 0; j < cols_b(p); ++j) b_sq += std::pow(b[i + static_cast<std::size_t>(j) * p.ldb], 2);
+  for (int j = 0; j < p.n; ++j) {
+    for (int i = 0; i < p.m; ++i) {
+      double s = 0;
+      for (int l = 0; l < p.k; ++l) {
+        const double av = p.transa == Op::N ? a[i + static_cast<std::size_t>(l) * p.lda]
+                                            : a[l + static_cast<std::size_t>(i) * p.lda];
+        const double bv = p.transb == Op::N ? b[l + static_cast<std::size_t>(j) * p.ldb]
+                                            : b[j + static_cast<std::size_t>(l) * p.ldb];
+        s += av * bv;
+      }
+      const double got = c[i + static_cast<std::size_t>(j) * p.ldc];
+      if (!std::isfinite(got)) return INFINITY;
+      diff += std::pow(got - alpha * s, 2);
+    }
+  }
+  return normwise_error(diff, p.k, alpha, a_sq, b_sq, 0.0f, 0.0);
+}
+
+}  // namespace
+
+namespace {
+
+CaseOutcome check_case(const Family& family, const Case& c, const CompileResult& compiled) {
+  GpuEnv& env = gpu_env();
+  const ProblemKey& problem = c.problem;
+  CaseOutcome out;
+  if (!compiled.ok) {
+    out.why_not = compiled.log;
+    return out;
+  }
+  out.compiled = true;
+  const SgemmKernel kernel(compiled.cubin);
+  const LaunchGeometry geometry = family.geometry(c.knobs, problem);
+  DeviceBuffer<float> workspace(std::max<std::size_t>(geometry.workspace_floats, 1));
+  const GemmFn gemm = [&](cudaStream_t s, float alpha, const float* a, const float* b, float beta,
+                          float* cc) {
+    SgemmArgs args{a, b, cc, workspace.get(), problem.m, problem.n, problem.k, problem.lda,
+                   problem.ldb, problem.ldc, alpha, beta, 1, 0};
+    kernel.launch(geometry, args, s);
+  };
+  GemmChecker checker(problem, env.utility, env.cublas, env.stream.get(), 4.0, c.misalign_floats);
+  static std::uint64_t seed = 7;
+  out.check = checker.check(gemm, seed++);
+
+  // FP64 reference on fresh random data, for problems small enough for the host.
+  if (static_cast<double>(problem.m) * problem.n * problem.k <= 4e7) {
+    checker.fill_random(seed++);
+    const float alpha = 1.5f;
+    const auto count_c = static_cast<std::size_t>(elements_c(problem));
+    UtilityKernels::poison(env.stream.get(), checker.c(), count_c);
+    gemm(env.stream.get(), alpha, checker.a(), checker.b(), 0.0f, checker.c());
+    SGT_CUDA_CHECK(cudaStreamSynchronize(env.stream.get()));
+    const auto a = to_host(checker.a(), static_cast<std::size_t>(elements_a(problem)));
+    const auto b = to_host(checker.b(), static_cast<std::size_t>(elements_b(problem)));
+    out.fp64_error = fp64_error(problem, a, b, to_host(checker.c(), count_c), alpha);
+    env.cublas.sgemm(env.stream.get(), problem, alpha, checker.a(), checker.b(), 0.0f, checker.c());
+    SGT_CUDA_CHECK(cudaStreamSynchronize(env.stream.get()));
+    out.cublas_fp64_error = fp64_error(problem, a, b, to_host(checker.c(), count_c), alpha);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases) {
+  GpuEnv& env = gpu_env();
+  // Each distinct (knobs, defines) is compiled once, all of them in parallel.
+  std::map<std::string, std::size_t> job_index;
+  std::vector<std::size_t> job_of(cases.size(), SIZE_MAX);
+  std::vector<CompilePool::Job> jobs;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!family.cannot_implement(cases[i].knobs, cases[i].problem).empty()) continue;
+    const std::vector<std::string> defines = family.defines(cases[i].knobs, cases[i].problem);
+    std::string key;
+    for (const std::string& d : defines) key += d + " ";
+    auto [it, inserted] = job_index.emplace(key, jobs.size());
+    if (inserted)
+      jobs.push_back([&family, defines, arch = env.device.arch()] {
+        return compile_template(family.name() + ".cu", defines, arch);
+      });
+    job_of[i] = it->second;
+  }
+  CompilePool pool(std::move(jobs), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<CompileResult> compiled(pool.size());
+  for (std::size_t j = 0; j < pool.size(); ++j) compiled[j] = pool.take(j);
+
+  std::vector<CaseOutcome> outcomes;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (job_of[i] == SIZE_MAX) {
+      CaseOutcome skipped;
+      skipped.why_not = family.cannot_implement(cases[i].knobs, cases[i].problem);
+      outcomes.push_back(std::move(skipped));
+      continue;
+    }
+    outcomes.push_back(check_case(family, cases[i], compiled[job_of[i]]));
+  }
+  return outcomes;
+}
+
+std::vector<Knobs> default_space_configs(const Family& family) {
+  const SearchSpace space =
+      load_search_space(source_path(fmt::format("configs/spaces/{}.yaml", family.name())));
+  std::vector<Knobs> out;
+  for (const Candidate& c : enumerate(space, DeviceLimits{}).valid) out.push_back(c.knobs);
+  return out;
+}
+
+}  // namespace sgt::testing

@@ -1,0 +1,67 @@
+// Shared pieces of the GPU tests: skipping without a device, one process-wide CUDA setup, and
+// running a kernel family configuration through every verification pass plus an FP64 check.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/cublas_handle.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/stream.hpp"
+#include "space/family.hpp"
+#include "verify/gemm_checker.hpp"
+#include "verify/utility_kernels.hpp"
+
+// Skips the current test (with the reason) when no GPU is usable.
+#define SGT_SKIP_WITHOUT_GPU()                                                       \
+  do {                                                                               \
+    if (const std::string sgt_why_ = ::sgt::gpu_unavailable_reason(); !sgt_why_.empty()) \
+      GTEST_SKIP() << sgt_why_;                                                      \
+  } while (0)
+
+namespace sgt::testing {
+
+struct GpuEnv {
+  DeviceInfo device;
+  Stream stream;
+  CublasHandle cublas{true};
+  UtilityKernels utility;
+  explicit GpuEnv(DeviceInfo d) : device(std::move(d)), utility(device.arch()) {}
+};
+GpuEnv& gpu_env();  // created on first use, on device 0
+
+// A path inside the source tree: $SGEMM_SOURCE_DIR (set when the tests run from another
+// checkout, e.g. on a GPU machine), else the tree the tests were built from.
+std::string source_path(const std::string& relative);
+
+// A problem of the given shape with minimal (or padded) leading dimensions.
+ProblemKey make_problem(Op ta, Op tb, int m, int n, int k, int pad = 0, int align = 4);
+
+// Edge shapes every family must get right: not multiples of any tile, K smaller than any BK,
+// one row, one column, and a moderately large one.
+std::vector<std::array<int, 3>> edge_shapes();
+
+struct CaseOutcome {
+  bool compiled = false;
+  std::string why_not;   // cannot_implement, compile log or launch error
+  CheckResult check;     // against cuBLAS (pedantic)
+  double fp64_error = 0; // normwise error against a host FP64 product (beta = 0)
+  double cublas_fp64_error = 0;  // cuBLAS itself against the same FP64 product
+};
+
+struct Case {
+  Knobs knobs;
+  ProblemKey problem;
+  int misalign_floats = 0;  // shifts every base pointer (the problem's align class must allow it)
+};
+
+// Compiles (in parallel, each distinct instance once), loads and checks each case in order.
+std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases);
+
+// The configurations of a family's default space (configs/spaces/<family>.yaml), valid on sm_90.
+std::vector<Knobs> default_space_configs(const Family& family);
+
+}  // namespace sgt::testing

@@ -1,0 +1,121 @@
+// Shape lists, search spaces and settings files: good input parses, bad input names file:line.
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "config/search_space.hpp"
+#include "config/shape_list.hpp"
+#include "config/tuning_settings.hpp"
+#include "support/gpu_support.hpp"
+
+namespace sgt {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_value);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+TEST(ShapeList, CsvWithOptionalColumns) {
+  const auto shapes = parse_shape_csv(
+      "# comment\nm,n,k,transa,transb,lda,ldb,ldc,alpha,beta,class\n"
+      "100,200,300,T,N,,,,,,small\n64,64,64,N,T,68,,72,2.5,0.5,padded\n",
+      "s.csv");
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0].problem.key.transa, Op::T);
+  EXPECT_EQ(shapes[0].problem.key.lda, 300);
+  EXPECT_EQ(shapes[0].problem.key.ldc, 100);
+  EXPECT_EQ(shapes[0].problem.key.align, 4);
+  EXPECT_EQ(shapes[0].label, "small");
+  EXPECT_EQ(shapes[0].line, 3);
+  EXPECT_EQ(shapes[1].problem.key.lda, 68);
+  EXPECT_EQ(shapes[1].problem.key.ldb, 64);
+  EXPECT_FLOAT_EQ(shapes[1].problem.alpha, 2.5f);
+  EXPECT_FLOAT_EQ(shapes[1].problem.beta, 0.5f);
+}
+
+TEST(ShapeList, AlignmentClassFollowsLeadingDimensions) {
+  const auto shapes = parse_shape_csv("m,n,k\n1023,1025,1027\n", "s.csv");
+  EXPECT_EQ(shapes[0].problem.key.align, 1);
+}
+
+TEST(ShapeList, BadInputNamesTheLine) {
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n\n1,2\n", "s.csv"); }).find("s.csv:1"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n1,2,x\n", "s.csv"); }).find("s.csv:2: k 'x'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n1,2,3\n-4,5,6\n", "s.csv"); }).find("s.csv:3"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n0,5,6\n", "s.csv"); }).find("positive"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n1,2\n", "s.csv"); }).find("fields"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k,colour\n1,2,3,red\n", "s.csv"); }).find("colour"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n8,8,8\n8,8,8\n", "s.csv"); }).find("s.csv:3: duplicate of line 2"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n65536,65536,16\n", "s.csv"); }).find("2^31"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k,lda\n64,64,64,10\n", "s.csv"); }).find("lda"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k,transa\n4,4,4,X\n", "s.csv"); }).find("s.csv:2"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n99999999999,1,1\n", "s.csv"); }).find("32-bit"),
+            std::string::npos);
+}
+
+TEST(ShapeList, Yaml) {
+  const auto shapes = parse_shape_yaml("shapes:\n  - {m: 4096, n: 16, k: 4096}\n  - {m: 8, n: 8, k: 8, transb: T}\n",
+                                       "s.yaml");
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[1].problem.key.transb, Op::T);
+  EXPECT_EQ(shapes[1].line, 3);
+  EXPECT_NE(error_of([] { parse_shape_yaml("shapes:\n  - {m: 4, n: 4}\n", "s.yaml"); }).find("s.yaml:2: missing value for k"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_yaml("nothing: 1\n", "s.yaml"); }).find("shapes"), std::string::npos);
+}
+
+TEST(ShapeList, ShippedListsParse) {
+  EXPECT_EQ(load_shape_list(testing::source_path("configs/shapes/quick.csv")).size(), 5u);
+  EXPECT_EQ(load_shape_list(testing::source_path("configs/shapes/public.csv")).size(), 23u);
+  EXPECT_THROW(load_shape_list("/nonexistent/shapes.csv"), Error);
+}
+
+TEST(SearchSpace, UnknownKnobsAndBadValuesAreRejected) {
+  EXPECT_NE(error_of([] { parse_family_space("family: f1_simt\nknobs:\n  COLOUR: [1]\n", "x.yaml"); })
+                .find("x.yaml:3: family f1_simt has no knob 'COLOUR'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_family_space("family: nope\nknobs: {}\n", "x.yaml"); }).find("x.yaml:1"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_family_space("family: f1_simt\nknobs:\n  BM: [a]\n", "x.yaml"); })
+                .find("not an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_family_space("family: f1_simt\nknobs:\n  BM: [64]\n", "x.yaml"); })
+                .find("has no values"),
+            std::string::npos);
+}
+
+TEST(SearchSpace, DefaultSpacesEnumerateAndPrune) {
+  const SearchSpace space = load_search_space(testing::source_path("configs/spaces"));
+  EXPECT_EQ(space.families.size(), families().size());
+  const Enumeration e = enumerate(space, DeviceLimits{});
+  EXPECT_GT(e.valid.size(), 0u);
+  for (const Candidate& c : e.valid) EXPECT_EQ(failed_constraint(*c.family, c.knobs, DeviceLimits{}), "");
+}
+
+TEST(TuningSettings, ParsesAndRejectsUnknownKeys) {
+  const TuningSettings s = parse_tuning_settings("min_samples: 20\ntolerance_factor: 8\nclock_policy: lock\n", "m.yaml");
+  EXPECT_EQ(s.measure.min_samples, 20);
+  EXPECT_DOUBLE_EQ(s.verify.tolerance_factor, 8);
+  EXPECT_EQ(s.measure.clock_policy, "lock");
+  EXPECT_NE(error_of([] { parse_tuning_settings("min_sample: 20\n", "m.yaml"); }).find("m.yaml:1"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_tuning_settings("min_samples: many\n", "m.yaml"); }).find("invalid value"),
+            std::string::npos);
+  EXPECT_NO_THROW(load_tuning_settings(testing::source_path("configs/measure.yaml")));
+}
+
+}  // namespace
+}  // namespace sgt

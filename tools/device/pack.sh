@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds here and gathers what a GPU machine needs into .device-dist (binaries, libraries and test
+# executables; the source tree travels with the working copy). Keep it under the device tool's
+# 64 MiB limit: no object files.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+cmake --build "$build"
+rm -rf .device-dist
+mkdir -p .device-dist/bin .device-dist/lib .device-dist/tests
+cp "$build/src/sgemm-tune" .device-dist/bin/
+cp -P "$build"/src/libsgemm_dispatch.so* .device-dist/lib/
+for t in unit_tests nvrtc_tests gpu_tests; do
+  [[ -x "$build/tests/$t" ]] && cp "$build/tests/$t" .device-dist/tests/
+done
+cp "$build"/tests/*.so .device-dist/tests/ 2>/dev/null || true
+strip --strip-debug .device-dist/bin/* .device-dist/tests/* .device-dist/lib/*.so.* 2>/dev/null || true
+grep -qx '/.device-dist/' .git/info/exclude 2>/dev/null || echo '/.device-dist/' >> .git/info/exclude
+du -sh .device-dist
