@@ -9,6 +9,7 @@ shapes=${SHAPES:-configs/shapes/quick.csv}
 settings=${SETTINGS:-configs/measure.yaml}
 export SGEMM_SOURCE_DIR=$PWD
 dist=$PWD/.device-dist
+export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
   --format=csv | tee "$out/gpu.txt"
