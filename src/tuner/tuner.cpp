@@ -348,13 +348,13 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   if (progress) progress(p);
   checker.fill_random(timing_seed);
   const Interleaved rounds = s.timer.interleave(launches, s.options.seed);
-  result.cublas_us = rounds.per_kernel[0].median_us;
+  result.cublas_us = rounds.kernels[0].median_us;
 
   std::vector<Finalist> finalists;
   for (std::size_t f = 0; f < n_final; ++f) {
     const Work& w = work[scored[f].index];
-    const Measurement& m = rounds.per_kernel[f + 1];
-    finalists.push_back({m.median_us, rounds.ratios[f + 1].median, rounds.ratios[f + 1].spread,
+    const Measurement& m = rounds.kernels[f + 1];
+    finalists.push_back({m.median_us, rounds.ratio_summary[f + 1].median, rounds.ratio_summary[f + 1].spread,
                          w.candidate.family->complexity(w.candidate.knobs)});
     CandidateRecord rec;
     rec.run_id = s.run_id;

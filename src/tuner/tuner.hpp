@@ -10,6 +10,7 @@
 #include "config/tuning_settings.hpp"
 #include "cuda/device_info.hpp"
 #include "db/records.hpp"
+#include "space/family.hpp"
 #include "space/problem.hpp"
 
 namespace sgt {
