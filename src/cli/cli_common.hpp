@@ -23,5 +23,6 @@ std::string default_config_path(const std::string& relative);
 void add_tune_command(CLI::App& app, int& exit_code);
 void add_query_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);
 
 }  // namespace sgt::cli

@@ -15,6 +15,7 @@
 #include "cuda/device_info.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
+#include "jit/compile_cache.hpp"
 #include "tuner/tuner.hpp"
 
 #include <cuda_runtime_api.h>
@@ -32,7 +33,7 @@ struct TuneArgs {
   std::string shapes, db, space, settings, clocks = "observe", lock_clocks;
   int max_candidates = 0, compile_threads = 0, device = 0;
   std::uint64_t seed = 20261201;
-  bool retune = false;
+  bool retune = false, no_cache = false;
 };
 
 std::string command_line(int argc, char** argv) {
@@ -71,6 +72,7 @@ int run_tune(const TuneArgs& a, const std::string& cmd) {
   options.seed = a.seed;
   options.retune = a.retune;
   options.command_line = cmd;
+  options.cache_dir = a.no_cache ? "" : default_compile_cache_dir();
 
   std::filesystem::create_directories(std::filesystem::path(a.db).parent_path().empty()
                                           ? "."
@@ -130,6 +132,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--clocks", args->clocks, "Clock policy")->check(CLI::IsMember({"observe", "lock"}));
   cmd->add_option("--lock-clocks", args->lock_clocks, "With --clocks lock: base, max or MHz");
   cmd->add_flag("--retune", args->retune, "Measure again what the database already holds");
+  cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");
   cmd->callback([args, &exit_code, &app] {
     if (args->db.empty()) args->db = default_database_path();
     (void)app;

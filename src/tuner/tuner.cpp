@@ -22,6 +22,8 @@
 #include "jit/templates.hpp"
 #include "measure/timer.hpp"
 #include "tuner/compile_pool.hpp"
+#include "tuner/cost_model.hpp"
+#include "jit/compile_cache.hpp"
 #include "tuner/winner_selection.hpp"
 #include "verify/gemm_checker.hpp"
 
@@ -101,6 +103,7 @@ struct Tuner::State {
   UtilityKernels utility;
   Timer timer;
   DeviceBuffer<float> workspace;
+  CompileCache cache;
   std::int64_t run_id = 0;
 
   State(TuningStore& s, TuneOptions o, DeviceInfo d)
@@ -112,7 +115,8 @@ struct Tuner::State {
         software(software_record()),
         space(load_search_space(options.space_path)),
         utility(device.arch()),
-        timer(device, options.settings.measure, stream.get()) {}
+        timer(device, options.settings.measure, stream.get()),
+        cache(options.cache_dir) {}
 
   float* workspace_for(std::size_t floats) {
     if (floats > workspace.size()) workspace = DeviceBuffer<float>(floats);
@@ -164,6 +168,18 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     w.options = join(all);
     work.push_back(std::move(w));
   }
+  // Best predicted first: the search starts near the optimum and a budget keeps the best-ranked.
+  std::vector<double> predicted(work.size());
+  for (std::size_t i = 0; i < work.size(); ++i)
+    predicted[i] = estimate_cost(work[i].candidate.family->geometry(work[i].candidate.knobs, key), key,
+                                 s.limits).time_us;
+  std::vector<std::size_t> order(work.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return predicted[a] < predicted[b]; });
+  std::vector<Work> ranked;
+  for (std::size_t i : order) ranked.push_back(std::move(work[i]));
+  work = std::move(ranked);
   if (s.options.max_candidates > 0 && static_cast<int>(work.size()) > s.options.max_candidates)
     work.resize(s.options.max_candidates);
   result.candidates = static_cast<int>(work.size());
@@ -212,8 +228,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     if (finished.contains({work[i].candidate.family->name(), work[i].config + "|" + hashes[i]}))
       continue;
     job_of[i] = jobs.size();
-    jobs.push_back([file, defines = work[i].defines, arch = s.device.arch()] {
-      return compile_template(file, defines, arch);
+    jobs.push_back([&cache = s.cache, file, defines = work[i].defines, arch = s.device.arch()] {
+      return cache.compile(file, defines, arch);
     });
   }
   const int threads = s.options.compile_threads > 0
@@ -271,6 +287,14 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       } else {
         try {
           SgemmKernel kernel(compiled.cubin);
+          // The loaded function's attributes are authoritative where the ptxas report is silent.
+          rec.registers = kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
+          const int local_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+          if (local_bytes > 0) {
+            throw Error(ErrorKind::internal,
+                        fmt::format("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {} bytes of local memory "
+                                    "per thread (spills or stack)", local_bytes));
+          }
           float* ws = s.workspace_for(geometry.workspace_floats);
           const GemmFn gemm = [&](cudaStream_t st, float al, const float* a, const float* b,
                                   float be, float* c) {
@@ -327,7 +351,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     const std::size_t i = scored[f].index;
     const Work& w = work[i];
     if (!cubins.contains(i)) {  // resumed: compile again (the cubin was not kept)
-      CompileResult r = compile_template(w.candidate.family->name() + ".cu", w.defines, s.device.arch());
+      CompileResult r = s.cache.compile(w.candidate.family->name() + ".cu", w.defines, s.device.arch());
       if (!r.ok) throw Error(ErrorKind::compile, fmt::format("{} no longer compiles:\n{}", w.config, r.log));
       cubins[i] = std::move(r.cubin);
     }

@@ -25,6 +25,7 @@ struct TuneOptions {
   std::uint64_t seed = 20261201; // data seed, recorded with the run
   bool retune = false;           // measure again what the database already has
   std::string command_line;      // provenance
+  std::string cache_dir;         // persistent compile cache ("" = memory only)
 };
 
 struct Progress {

@@ -21,7 +21,7 @@ int ceil_div(int a, int b) { return static_cast<int>((std::int64_t{a} + b - 1) /
 
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
-  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ;
+  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf;
   int minb;  // blocks per SM the launch bounds allow for: OCC / WARPS
   int sg, tpk, gt, bg, kps;
 };
@@ -37,6 +37,8 @@ Shape shape_of(const Knobs& k) {
   s.stages = knob(k, "STAGES");
   s.splitk = knob(k, "SPLITK");
   s.occ = knob(k, "OCC");
+  s.direct = knob(k, "DIRECT");
+  s.pf = knob(k, "PF");
   s.minb = s.threads > 0 ? std::max(1, 32 * s.occ / s.threads) : 1;
   s.sg = s.ts > 0 ? s.bs / s.ts : 0;
   s.tpk = s.ksl > 0 ? s.threads / s.ksl : 0;
@@ -93,15 +95,111 @@ int split_count(const Shape& s, int tiles, int k) {
   return ceil_div(chunks, ceil_div(chunks, splits));  // no empty split
 }
 
+// DIRECT = 1 (X through registers): warps along G, the block's G tile, Y's shared row pitch.
+int direct_gw(const Shape& s) {
+  const int d = s.ksl * s.sg;
+  return d > 0 && s.threads / 32 % d == 0 ? s.threads / 32 / d : 0;
+}
+int direct_bg(const Shape& s) { return direct_gw(s) * 32 * s.tg; }
+int direct_ypitch(const Shape& s) { return s.bs >= 4 ? s.bs + 4 : s.bs; }
+std::int64_t direct_smem_floats(const Shape& s, int k_slice) {
+  const std::int64_t y = std::int64_t{k_slice} * direct_ypitch(s);
+  const std::int64_t red = std::int64_t{s.ksl} * s.bs * (direct_bg(s) + 1);
+  return std::max(y, red);
+}
+// Accumulators, STAGES + 1 rows of X fragments, addresses and loop state (ptxas, sm_90: TG x TS
+// = 4 x 16 with 8 rows in flight fits 128 registers without spills; 8 x 1 with 8 rows spills
+// under 64).
+int direct_register_estimate(const Shape& s) { return s.tg * s.ts + s.tg * (s.stages + 1) + 24; }
+// Splits for DIRECT: enough that each K slice's Y fits in BK k, and SPLITK waves of blocks.
+int direct_split_count(const Shape& s, int tiles, int k) {
+  int splits = ceil_div(k, s.bk);
+  if (s.splitk > 0 && tiles < s.splitk * kWaveBlocks)
+    splits = std::max(splits, s.splitk * kWaveBlocks / tiles);
+  splits = std::min({splits, ceil_div(k, 16), kMaxSplits});
+  const int k_slice = ceil_div(ceil_div(k, splits), 16) * 16;
+  return ceil_div(k, k_slice);
+}
+int direct_k_slice(int splits, int k) { return ceil_div(ceil_div(k, splits), 16) * 16; }
+
 class F4Skinny final : public Family {
  public:
   std::string name() const override { return "f4_skinny"; }
 
   std::vector<std::string> knob_names() const override {
-    return {"BS", "TS", "TG", "WARPS", "KSL", "BK", "STAGES", "SPLITK", "OCC"};
+    return {"BS", "TS", "TG", "WARPS", "KSL", "BK", "STAGES", "SPLITK", "OCC", "DIRECT", "PF"};
   }
 
   std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
+    std::vector<Constraint> out = shared_path_constraints(limits);
+    // The shared-memory ring's rules say nothing about DIRECT = 1 (its own rules follow).
+    for (Constraint& c : out)
+      if (!common_rule(c.name))
+        c.holds = [h = std::move(c.holds)](const Knobs& k) { return knob(k, "DIRECT") != 0 || h(k); };
+    std::vector<Constraint> direct = direct_constraints(limits);
+    out.insert(out.end(), direct.begin(), direct.end());
+    return out;
+  }
+
+  static bool common_rule(const std::string& name) {
+    for (const char* n : {"bs_power_of_two_up_to_64", "ts_power_of_two_dividing_bs_up_to_16",
+                          "tg_is_4_or_8", "threads_power_of_two_in_range", "splitk_0_to_16",
+                          "ts_is_bs_up_to_16_else_8_or_16", "accumulators_at_most_64",
+                          "occ_multiple_of_warps_up_to_64"})
+      if (name == n) return true;
+    return false;
+  }
+
+  // DIRECT = 1: BK bounds the K range of a block (its Y slice in shared memory), STAGES is the
+  // number of X rows in flight per thread, KSL the warps along K, PF the L2 prefetch distance.
+  static std::vector<Constraint> direct_constraints(const DeviceLimits& limits) {
+    auto direct = [](const Knobs& k) { return knob(k, "DIRECT") == 1; };
+    return {
+        {"direct_is_0_or_1",
+         [](const Knobs& k) {
+           const int d = knob(k, "DIRECT");
+           return d == 0 || d == 1;
+         }},
+        {"pf_only_with_direct_0_or_8_to_256",
+         [](const Knobs& k) {
+           const int pf = knob(k, "PF");
+           return pf == 0 || (knob(k, "DIRECT") == 1 && pow2(pf) && pf >= 8 && pf <= 256);
+         }},
+        {"direct_warps_tile_g_k_and_s",
+         [direct](const Knobs& k) { return !direct(k) || direct_gw(shape_of(k)) >= 1; }},
+        {"direct_bk_power_of_two_64_to_4096",
+         [direct](const Knobs& k) {
+           const int bk = knob(k, "BK");
+           return !direct(k) || (pow2(bk) && bk >= 64 && bk <= 4096);
+         }},
+        {"direct_stages_1_to_16",
+         [direct](const Knobs& k) {
+           const int st = knob(k, "STAGES");
+           return !direct(k) || (st >= 1 && st <= 16);
+         }},
+        // Each warp streams at least 16 k of a full BK slice.
+        {"direct_k_per_warp_at_least_16",
+         [direct](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return !direct(k) || s.bk / s.ksl >= 16;
+         }},
+        {"direct_registers_fit",
+         [direct, limits](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return !direct(k) || direct_register_estimate(s) <= register_cap(s, limits);
+         }},
+        {"direct_shared_memory_fits",
+         [direct, limits](const Knobs& k) {
+           const Shape s = shape_of(k);
+           if (!direct(k)) return true;
+           const std::int64_t bytes = 4 * direct_smem_floats(s, s.bk);
+           const std::int64_t per_sm = limits.smem_optin_bytes + 1024;
+           return bytes <= limits.smem_optin_bytes && s.minb * (bytes + 1024) <= per_sm;
+         }},
+    };
+  }
+
+  static std::vector<Constraint> shared_path_constraints(const DeviceLimits& limits) {
     return {
         {"bs_power_of_two_up_to_64",
          [](const Knobs& k) {
@@ -238,6 +336,12 @@ class F4Skinny final : public Family {
       return fmt::format("min(m, n) = {} needs more than two BS = {} tiles", small, s.bs);
     // A tile four or more times the small dimension wastes three quarters of its FMAs.
     if (s.bs >= 4 * small) return fmt::format("BS = {} is 4x or more min(m, n) = {}", s.bs, small);
+    if (s.direct == 1) {
+      if (!layout_of(p).xg)
+        return "DIRECT = 1 streams a big operand contiguous along the big dimension only";
+      if (p.k > std::int64_t{kMaxSplits} * s.bk)
+        return fmt::format("k = {} needs more than {} splits of BK = {}", p.k, kMaxSplits, s.bk);
+    }
     return {};
   }
 
@@ -256,19 +360,28 @@ class F4Skinny final : public Family {
     const Shape s = shape_of(knobs);
     const Layout l = layout_of(p);
     const int big = l.small_m ? p.n : p.m, small = l.small_m ? p.m : p.n;
+    const bool direct = s.direct == 1;
     LaunchGeometry g;
-    g.grid.x = static_cast<unsigned>(ceil_div(big, s.bg));
+    g.grid.x = static_cast<unsigned>(ceil_div(big, direct ? direct_bg(s) : s.bg));
     g.grid.y = static_cast<unsigned>(ceil_div(small, s.bs));
     const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
-    const int splits =
-        split_count(s, static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30)), p.k);
-    const int chunks_per_split = ceil_div(ceil_div(p.k, s.bk), splits);
+    const int tiles_int = static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30));
+    int splits = 0;
+    if (direct) {
+      splits = direct_split_count(s, tiles_int, p.k);
+      const int k_slice = direct_k_slice(splits, p.k);
+      g.smem_bytes = static_cast<unsigned>(4 * direct_smem_floats(s, std::min(k_slice, p.k)));
+      g.k_slice = splits > 1 ? k_slice : 0;
+    } else {
+      splits = split_count(s, tiles_int, p.k);
+      const int chunks_per_split = ceil_div(ceil_div(p.k, s.bk), splits);
+      g.smem_bytes = static_cast<unsigned>(4 * smem_floats(s, l.xg, l.yk, chunks_per_split));
+      // 0 means all of K (and keeps a rounded-up K near 2^31 out of int range).
+      g.k_slice = splits > 1 ? chunks_per_split * s.bk : 0;
+    }
     g.grid.z = static_cast<unsigned>(splits);
     g.block.x = static_cast<unsigned>(s.threads);
-    g.smem_bytes = static_cast<unsigned>(4 * smem_floats(s, l.xg, l.yk, chunks_per_split));
     g.k_splits = splits;
-    // 0 means all of K (and keeps a rounded-up K near 2^31 out of int range).
-    g.k_slice = splits > 1 ? chunks_per_split * s.bk : 0;
     g.has_reduce = splits > 1;
     if (g.has_reduce) {
       const std::int64_t mn = std::int64_t{p.m} * p.n;
@@ -289,7 +402,7 @@ class F4Skinny final : public Family {
     const Shape s = shape_of(knobs);
     int log_ksl = 0;
     while ((1 << log_ksl) < s.ksl) ++log_ksl;
-    return 8 * (s.splitk > 0) + s.splitk + s.stages + log_ksl + s.threads / 128;
+    return 8 * (s.splitk > 0) + s.splitk + s.stages + log_ksl + s.threads / 128 + (s.pf > 0);
   }
 };
 
