@@ -31,6 +31,12 @@
 #ifndef SPLITK
 #define SPLITK 1  // host only: split K so the grid reaches SPLITK waves of 132 blocks (0: never)
 #endif
+#ifndef DIRECT
+#define DIRECT 0  // 1: X streams through registers, not shared memory (see the #else branch)
+#endif
+#ifndef PF
+#define PF 0  // DIRECT only: L2 prefetch distance in k rows (0: none)
+#endif
 // Problem class, from the ProblemKey.
 #ifndef TRANS_A
 #define TRANS_A 0
@@ -46,6 +52,8 @@
 #endif
 
 #include "f4_skinny_detail.cuh"
+
+#if !DIRECT
 
 namespace f4 {
 
@@ -288,6 +296,213 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
     }
   }
 }
+
+#else  // DIRECT: the streamed operand goes straight from global memory into registers
+
+namespace f4 {
+
+// Same problem mapping as above (G x S x K, X streamed, Y small).
+constexpr bool kXG = SMALL_M ? TRANS_B == 1 : TRANS_A == 0;  // X[g + p * ldx], else X[p + g * ldx]
+constexpr bool kYK = SMALL_M ? TRANS_A == 1 : TRANS_B == 0;  // Y[p + s * ldy], else Y[s + p * ldy]
+
+// A warp owns 32 * TG rows of G (lane l: TG / 4 float4 vectors, 128 rows apart) times TS columns
+// of S, over its share of the block's K range. Warps: kSG along S (each re-reads X, from L1),
+// kGW along G, KSL along K. Y of the block's whole K range (at most BK k) sits in shared memory
+// as [k][s]; every lane of a warp reads the same Y words (broadcast), one 128-bit load feeding
+// 4 * TG FMAs. Each thread keeps STAGES k-rows of X loads in flight in registers; PF > 0 also
+// asks L2 for the row PF k ahead. One barrier after Y is loaded, none in the K loop.
+constexpr int kThreads = 32 * WARPS;
+constexpr int kSG = BS / TS;
+constexpr int kGW = WARPS / (KSL * kSG);
+constexpr int kBG = kGW * 32 * TG;
+constexpr int kU = STAGES;
+constexpr int kVX = ALIGN;                   // X vector width (floats) on full G tiles
+constexpr int kVS = TS < 4 ? TS : 4;         // Y fragment load width
+constexpr int kYP = BS >= 4 ? BS + 4 : BS;   // Y row pitch: rows stay 16-byte aligned
+constexpr int kRP = kBG + 1;
+constexpr int kRed = KSL * BS * kRP;
+
+static_assert(BS >= 1 && BS <= 64 && (BS & (BS - 1)) == 0, "BS is a power of two up to 64");
+static_assert(TS >= 1 && TS <= 16 && BS % TS == 0, "TS divides BS");
+static_assert(TG == 4 || TG == 8, "TG is 4 or 8");
+static_assert(WARPS >= 1 && WARPS <= 32 && (WARPS & (WARPS - 1)) == 0, "warps: a power of two");
+static_assert(KSL >= 1 && kGW >= 1 && kGW * KSL * kSG == WARPS, "warps along G, K and S");
+static_assert(STAGES >= 1 && STAGES <= 16, "X rows in flight");
+static_assert(OCC % WARPS == 0 && OCC <= 64, "OCC: a multiple of WARPS, at most 64 warps per SM");
+static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
+static_assert(TG * TS <= 128, "accumulators per thread");
+
+// Row (inside the block tile) of accumulator a of lane `lane` of G-warp gw.
+__device__ __forceinline__ int row_of(int a, int gw, int lane) {
+  return gw * 32 * TG + (a / 4) * 128 + lane * 4 + a % 4;
+}
+
+// One k-row of this thread's X: TG floats. VEC: the whole G tile is inside the matrix and X is
+// G-contiguous, so vectors of kVX; otherwise one float each, rows clamped into the matrix.
+template <bool VEC>
+__device__ __forceinline__ void load_x(const float* xrow, const int (&off)[TG], float (&v)[TG]) {
+  if constexpr (VEC) {
+#pragma unroll
+    for (int a = 0; a < TG; a += kVX) load_global<kVX, kSG == 1>(xrow + off[a], &v[a]);
+  } else {
+#pragma unroll
+    for (int a = 0; a < TG; ++a) load_global<1, kSG == 1>(xrow + off[a], &v[a]);
+  }
+}
+
+// acc += x (TG rows of one k) * Y(k, TS columns), Y read from shared row yr.
+__device__ __forceinline__ void fma_row(const float* yr, const float (&x)[TG],
+                                        float (&acc)[TG][TS]) {
+#pragma unroll
+  for (int q = 0; q < TS; q += kVS) {
+    float t[kVS];
+    load_shared<kVS>(yr + q, t);
+#pragma unroll
+    for (int e = 0; e < kVS; ++e)
+#pragma unroll
+      for (int a = 0; a < TG; ++a) acc[a][q + e] = fmaf(x[a], t[e], acc[a][q + e]);
+  }
+}
+
+// Streams k = kb .. ke - 1 of this thread's X rows (x: this thread's X at k = 0 with the row
+// offsets off[]; kstep: X's stride along k) against Y in shared memory (ys at k = 0).
+template <bool VEC>
+__device__ __forceinline__ void stream(const float* x, long long kstep, const int (&off)[TG],
+                                       const float* ys, int kb, int ke, float (&acc)[TG][TS],
+                                       float (&xv)[kU][TG]) {
+#pragma unroll 1
+  for (int k = kb; k < ke; k += kU) {
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (k + u < ke) {
+        float xc[TG];
+#pragma unroll
+        for (int a = 0; a < TG; ++a) xc[a] = xv[u][a];
+        const int kn = min(k + u + kU, ke - 1);  // past the end: re-read the last row (unused)
+        load_x<VEC>(x + kn * kstep, off, xv[u]);
+        if constexpr (PF > 0) {
+          if (k + u + PF < ke) prefetch_l2(x + (k + u + PF) * kstep + off[0]);
+        }
+        fma_row(ys + (k + u) * kYP, xc, acc);
+      }
+    }
+  }
+}
+
+}  // namespace f4
+
+// Grid: (G tiles, S tiles, K splits); block: 32 * WARPS threads; dynamic shared memory:
+// max(k_slice * kYP, kRed) floats. With k_splits > 1 it writes raw partial sums to
+// workspace[split][n][m] (ld m) and sgemm_reduce applies alpha and beta.
+extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_main(SgemmArgs args) {
+  using namespace f4;
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  const int tid = threadIdx.x;
+  const int warp = tid / 32, lane = tid % 32;
+  const int sg = warp % kSG;
+  const int gw = (warp / kSG) % kGW;
+  const int kq = warp / (kSG * kGW);
+
+  const int big = SMALL_M ? args.n : args.m, small = SMALL_M ? args.m : args.n;
+  const float* x = SMALL_M ? args.b : args.a;
+  const float* y = SMALL_M ? args.a : args.b;
+  const long long ldx = SMALL_M ? args.ldb : args.lda, ldy = SMALL_M ? args.lda : args.ldb;
+  const int g0 = blockIdx.x * kBG, s0 = blockIdx.y * BS;
+  const int k_slice = args.k_splits > 1 && args.k_slice > 0 ? args.k_slice : args.k;
+  const long long k0 = static_cast<long long>(blockIdx.z) * k_slice;
+  const long long k_rest = args.k - k0;
+  const int k_left = k_rest <= 0 ? 0 : (k_rest < k_slice ? static_cast<int>(k_rest) : k_slice);
+  const int g_valid = big - g0, s_valid = small - s0;
+
+  // This warp's share of the K range.
+  const int k_per = (k_left + KSL - 1) / KSL;
+  const int kb = min(k_left, kq * k_per), ke = min(k_left, kb + k_per);
+
+  // X of this thread at (g0, k0) and its row offsets, clamped into the matrix.
+  const long long kstep = kXG ? ldx : 1;
+  const long long gstep = kXG ? 1 : ldx;
+  const float* xt = x + (kXG ? g0 + k0 * ldx : k0 + static_cast<long long>(g0) * ldx);
+  const bool vec = kXG && g_valid >= kBG;
+  int off[TG];
+#pragma unroll
+  for (int a = 0; a < TG; ++a)
+    off[a] = static_cast<int>(min(row_of(a, gw, lane), g_valid - 1) * gstep);
+
+  float xv[kU][TG];
+  if (ke > kb) {
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const float* xr = xt + min(kb + u, ke - 1) * kstep;
+      if (vec)
+        load_x<true>(xr, off, xv[u]);
+      else
+        load_x<false>(xr, off, xv[u]);
+    }
+  }
+
+  // Y(k0 .. k0 + k_left, s0 .. s0 + BS) into shared [k][s], zeros past the matrix along S.
+  float* ys = smem;
+  if constexpr (kYK) {
+    const float* yt = y + k0 + static_cast<long long>(s0) * ldy;
+#pragma unroll 1
+    for (int s = 0; s < BS; ++s) {
+      const bool in = s < s_valid;
+      for (int k = tid; k < k_left; k += kThreads)
+        ys[k * kYP + s] = in ? __ldg(yt + k + s * ldy) : 0.0f;
+    }
+  } else {
+    const float* yt = y + s0 + k0 * ldy;
+    for (int e = tid; e < k_left * BS; e += kThreads) {
+      const int s = e % BS, k = e / BS;
+      ys[k * kYP + s] = s < s_valid ? __ldg(yt + s + k * ldy) : 0.0f;
+    }
+  }
+  __syncthreads();
+
+  float acc[TG][TS];
+#pragma unroll
+  for (int a = 0; a < TG; ++a)
+#pragma unroll
+    for (int b = 0; b < TS; ++b) acc[a][b] = 0.0f;
+  if (vec)
+    stream<true>(xt, kstep, off, ys + sg * TS, kb, ke, acc, xv);
+  else
+    stream<false>(xt, kstep, off, ys + sg * TS, kb, ke, acc, xv);
+  __syncthreads();  // Y is dead: reuse shared memory for the K-slice reduction
+
+  float* red = smem;
+#pragma unroll
+  for (int a = 0; a < TG; ++a)
+#pragma unroll
+    for (int b = 0; b < TS; ++b) red[(kq * BS + sg * TS + b) * kRP + row_of(a, gw, lane)] = acc[a][b];
+  __syncthreads();
+
+  // Sum the K slices in slice order; threads walk the tile along C's contiguous dimension.
+  const bool split = args.k_splits > 1;
+  const float alpha = args.alpha, beta = args.beta;
+  for (int e = tid; e < kBG * BS; e += kThreads) {
+    const int row = SMALL_M ? e / BS : e % kBG;
+    const int col = SMALL_M ? e % BS : e / kBG;
+    if (row >= g_valid || col >= s_valid) continue;
+    float v = red[col * kRP + row];
+#pragma unroll
+    for (int q = 1; q < KSL; ++q) v += red[(q * BS + col) * kRP + row];
+    const int i = SMALL_M ? s0 + col : g0 + row;
+    const int j = SMALL_M ? g0 + row : s0 + col;
+    if (split) {
+      const long long mn = static_cast<long long>(args.m) * args.n;
+      args.workspace[blockIdx.z * mn + static_cast<long long>(j) * args.m + i] = v;
+    } else {
+      float* c = args.c + i + static_cast<long long>(j) * args.ldc;
+      float out = alpha == 0.0f ? 0.0f : alpha * v;  // alpha == 0: A and B do not contribute
+      if (beta != 0.0f) out = fmaf(beta, *c, out);    // beta == 0: C is never read
+      *c = out;
+    }
+  }
+}
+
+#endif  // DIRECT
 
 // C = alpha * sum over splits of workspace[split] + beta * C, in a fixed order: thread (x, y) of
 // a block of (RX, RZ) threads sums splits y, y + RZ, ... of output blockIdx.x * RX + x, then a

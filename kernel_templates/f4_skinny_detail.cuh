@@ -36,6 +36,33 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// Loads N (1, 2 or 4) consecutive floats from global memory, N-aligned, through the read-only
+// path. STREAM: not kept in L1 (the element is read by this warp only).
+template <int N, bool STREAM>
+__device__ __forceinline__ void load_global(const float* p, float* out) {
+  if constexpr (N == 4) {
+    float4 v;
+    if constexpr (STREAM)
+      asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                   : "l"(p));
+    else
+      v = __ldg(reinterpret_cast<const float4*>(p));
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+  } else if constexpr (N == 2) {
+    const float2 v = __ldg(reinterpret_cast<const float2*>(p));
+    out[0] = v.x, out[1] = v.y;
+  } else {
+    static_assert(N == 1, "vector of 1, 2 or 4 floats");
+    out[0] = __ldg(p);
+  }
+}
+
+// Asks L2 to fetch the line holding p (no register, no completion to wait for).
+__device__ __forceinline__ void prefetch_l2(const float* p) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+}
+
 // Loads N (1, 2 or 4) consecutive floats from shared memory, N-aligned, as one instruction.
 template <int N>
 __device__ __forceinline__ void load_shared(const float* p, float* out) {

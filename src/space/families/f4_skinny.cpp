@@ -165,6 +165,20 @@ class F4Skinny final : public Family {
            const int pf = knob(k, "PF");
            return pf == 0 || (knob(k, "DIRECT") == 1 && pow2(pf) && pf >= 8 && pf <= 256);
          }},
+        // Measured (H200): registers win on GEMV-like S (4096x1x4096: 26.8 us against 28.2 for
+        // the ring); from S = 16 up the shared-memory ring wins (4096x16x4096: 32 against 51).
+        {"direct_only_for_s_up_to_4",
+         [direct](const Knobs& k) { return !direct(k) || knob(k, "BS") <= 4; }},
+        // ... and there the best blocks were 16 warps, 8 of them along K, 4 rows of G per lane
+        // and K slices of at most 256 (16 splits on 4096x1x4096; 26.8-28.6 us for all such).
+        {"direct_blocks_are_16_warps_8_along_k",
+         [direct](const Knobs& k) {
+           return !direct(k) || (knob(k, "WARPS") == 16 && knob(k, "KSL") == 8 &&
+                                 knob(k, "TG") == 4 && knob(k, "BK") == 256);
+         }},
+        // The ring's blocks stay at 8 warps or fewer (16 is for DIRECT = 1).
+        {"ring_blocks_up_to_8_warps",
+         [direct](const Knobs& k) { return direct(k) || knob(k, "WARPS") <= 8; }},
         {"direct_warps_tile_g_k_and_s",
          [direct](const Knobs& k) { return !direct(k) || direct_gw(shape_of(k)) >= 1; }},
         {"direct_bk_power_of_two_64_to_4096",
