@@ -69,6 +69,10 @@ constexpr int kStageA = BK * kStrideA;  // floats per stage
 constexpr int kStageB = BK * kStrideB;
 constexpr bool kDirectA = TRANS_A == 0;  // A is M-contiguous: copies straight in
 constexpr bool kDirectB = TRANS_B == 1;  // B stored n x k is N-contiguous: copies straight in
+// Transposing loaders with >= 16 copies per thread next to 128 accumulators recompute their
+// offsets each tile rather than hold them (see load_transposed).
+constexpr bool kRecomputeA = TM * TN >= 128 && BM * BK / kThreads >= 16;
+constexpr bool kRecomputeB = TM * TN >= 128 && BN * BK / kThreads >= 16;
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");
 static_assert(WM % TM == 0 && WN % TN == 0 && kLanesM * kLanesN == 32, "32 lanes per warp");
@@ -94,14 +98,14 @@ __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const TileS
     load_direct<BM, BK, ALIGN, kThreads, kStrideA>(sa, src.a, args.lda, m_rem, src.k_rem, full,
                                                    args.a);
   else
-    load_transposed<BM, BK, kThreads, kStrideA>(sa, src.a, args.lda, m_rem, src.k_rem, full,
-                                                args.a);
+    load_transposed<BM, BK, kThreads, kStrideA, kRecomputeA>(sa, src.a, args.lda, m_rem, src.k_rem,
+                                                             full, args.a);
   if constexpr (kDirectB)
     load_direct<BN, BK, ALIGN, kThreads, kStrideB>(sb, src.b, args.ldb, n_rem, src.k_rem, full,
                                                    args.b);
   else
-    load_transposed<BN, BK, kThreads, kStrideB>(sb, src.b, args.ldb, n_rem, src.k_rem, full,
-                                                args.b);
+    load_transposed<BN, BK, kThreads, kStrideB, kRecomputeB>(sb, src.b, args.ldb, n_rem, src.k_rem,
+                                                             full, args.b);
 }
 
 // Fragments of one k row: sub-tile i of A covers rows a_off + i*4*kLanesM .. +3 (one LDS.128;

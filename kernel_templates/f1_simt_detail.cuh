@@ -99,7 +99,10 @@ __device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, 
 // transposed on the way in with 4-byte copies. Eight consecutive threads read 8 consecutive k of
 // one column (a full 32-byte sector); a warp covers 8 k x 4 columns, which with PAD=4 (row stride
 // = 4 mod 32 banks) lands in 32 distinct banks.
-template <int BX, int KT, int THREADS, int STRIDE>
+// RECOMPUTE: take ld through an opaque move so that ptxas recomputes the N loop-invariant offsets
+// every tile (one IMAD each) instead of keeping N registers live across the k loop: with 128
+// accumulators and 16-32 copies per thread, holding them spills.
+template <int BX, int KT, int THREADS, int STRIDE, bool RECOMPUTE>
 __device__ __forceinline__ void load_transposed(unsigned s, const float* g, int ld, int x_rem,
                                                 int k_rem, bool full, const float* safe) {
   constexpr int R = THREADS / 8;  // columns covered by one pass of all threads
@@ -107,6 +110,7 @@ __device__ __forceinline__ void load_transposed(unsigned s, const float* g, int 
   static_assert(KT % 8 == 0, "loader: BK must be a multiple of 8");
   static_assert(KT * BX % THREADS == 0, "loader: BK*BX must be a multiple of threads");
   static_assert(R % BX == 0 || BX % R == 0, "loader: powers of two expected");
+  if constexpr (RECOMPUTE) asm volatile("mov.b32 %0, %0;\n" : "+r"(ld));
   const int t = threadIdx.x;
   const int k_lo = t % 8;
 #pragma unroll
