@@ -24,5 +24,6 @@ void add_tune_command(CLI::App& app, int& exit_code);
 void add_query_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
+void add_export_commands(CLI::App& app, int& exit_code);
 
 }  // namespace sgt::cli

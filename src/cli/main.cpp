@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   sgt::cli::add_query_command(app, exit_code);
   sgt::cli::add_list_command(app, exit_code);
   sgt::cli::add_bench_command(app, exit_code);
+  sgt::cli::add_export_commands(app, exit_code);
   app.parse_complete_callback([&] {
     spdlog::set_pattern("%^%l%$: %v");
     spdlog::set_level(quiet ? spdlog::level::err : verbose ? spdlog::level::debug : spdlog::level::info);
