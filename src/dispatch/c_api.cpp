@@ -3,8 +3,11 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "common/error.hpp"
@@ -86,7 +89,12 @@ sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path) {
     const std::string path = db_path ? db_path : default_db_path();
     sgt::Database db = sgt::Database::open(path, sgt::OpenMode::read_only);
     sgt::TuningStore store(db);
-    *handle = new sgemmContext(store.winners());
+    auto context = std::make_unique<sgemmContext>(store.winners(), sgt::nearest_rules_from_env());
+    if (const char* log = std::getenv("SGEMM_DISPATCH_MISS_LOG"); log && *log) {
+      context->miss_log_path = log;
+      context->miss_log_on.store(true);
+    }
+    *handle = context.release();
     return SGEMM_STATUS_SUCCESS;
   });
 }
@@ -94,14 +102,34 @@ sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path) {
 sgemmStatus_t sgemmDestroy(sgemmHandle_t handle) {
   if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
   return guarded([&] {
-    delete handle;
+    std::unique_ptr<sgemmContext> owned(handle);
+    // The miss log is written first; the handle is released whether or not that works.
+    const bool written = owned->write_miss_log();
+    int current = 0;
+    const bool restore = cudaGetDevice(&current) == cudaSuccess;
+    for (auto& [ordinal, state] : owned->devices) {
+      // Modules, cuBLAS handle and workspace are released with their device current.
+      if (cudaSetDevice(ordinal) == cudaSuccess) state.reset();
+    }
+    if (restore) cudaSetDevice(current);
+    owned.reset();
+    return written ? SGEMM_STATUS_SUCCESS : SGEMM_STATUS_INVALID_VALUE;
+  });
+}
+
+sgemmStatus_t sgemmSetMissLog(sgemmHandle_t handle, const char* path) {
+  if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
+  return guarded([&] {
+    std::lock_guard lock(handle->miss_log_mutex);
+    handle->miss_log_path = path ? path : "";
+    handle->miss_log_on.store(!handle->miss_log_path.empty(), std::memory_order_relaxed);
     return SGEMM_STATUS_SUCCESS;
   });
 }
 
 sgemmStatus_t sgemmSetStream(sgemmHandle_t handle, cudaStream_t stream) {
   if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
-  handle->stream = stream;
+  handle->stream.store(stream, std::memory_order_relaxed);
   return SGEMM_STATUS_SUCCESS;
 }
 
@@ -114,23 +142,24 @@ sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOpe
   if (m == 0 || n == 0) return SGEMM_STATUS_SUCCESS;  // nothing to compute, as cuBLAS
   if (!C || (k > 0 && *alpha != 0.0f && (!A || !B))) return SGEMM_STATUS_INVALID_VALUE;
   return guarded([&] {
+    // Warm path: one runtime call (current device), a lock-free table probe, one or two launches.
     sgt::DeviceState& dev = handle->device_state();
-    const cudaStream_t stream = handle->stream;
+    const cudaStream_t stream = handle->stream.load(std::memory_order_relaxed);
     const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
     const int align = sgt::alignment_class(lda, ldb, ldc, address(A), address(B), address(C));
     const sgt::ProblemKey key = key_of(transa, transb, m, n, k, lda, ldb, ldc, align);
     // k == 0 and alpha == 0 leave only the beta scaling of C: exactly cuBLAS's business.
-    const bool degenerate = k == 0 || *alpha == 0.0f;
-    const sgt::Route route = degenerate ? sgt::Route{} : dev.route(key);
-    if (route.source == sgt::Route::Source::exact) {
-      if (const sgt::SgemmKernel* kernel = dev.kernel(*route.entry)) {
+    if (k != 0 && *alpha != 0.0f) {
+      const sgt::Route& route = dev.route(key);
+      if (route.miss && handle->miss_log_on.load(std::memory_order_relaxed))
+        route.calls.fetch_add(1, std::memory_order_relaxed);
+      if (route.kernel) {
         SgemmArgs args{A, B, C, dev.workspace(), m, n, k, lda, ldb, ldc, *alpha, *beta, 1, 0};
-        kernel->launch(route.entry->geometry, args, stream);
-        SGT_CUDA_CHECK(cudaGetLastError());
+        route.kernel->launch(route.geometry, args, stream);
         return SGEMM_STATUS_SUCCESS;
       }
     }
-    dev.cublas().sgemm(stream, key, *alpha, A, B, *beta, C);
+    dev.cublas_sgemm(stream, key, *alpha, A, B, *beta, C);
     return SGEMM_STATUS_SUCCESS;
   });
 }
@@ -145,17 +174,43 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
     sgt::DeviceState& dev = handle->device_state();
     const int align = sgt::alignment_class(lda, ldb, ldc, 0, 0, 0);
     const sgt::ProblemKey key = key_of(transa, transb, m, n, k, lda, ldb, ldc, align);
-    const sgt::Route route = (m == 0 || n == 0 || k == 0) ? sgt::Route{} : dev.route(key);
-    std::string json;
-    if (route.source == sgt::Route::Source::exact) {
-      const sgt::WinnerRecord& w = route.entry->record;
-      json = fmt::format(
-          R"({{"source":"exact","family":"{}","config":"{}","expected_us":{:.3f},"cublas_us":{:.3f},"arch":"{}","problem":"{}"}})",
-          w.family, w.config, w.time_us, w.cublas_us, dev.arch(), key.to_string());
+    nlohmann::json j;
+    j["arch"] = dev.arch();
+    j["problem"] = key.to_string();
+    if (m == 0 || n == 0 || k == 0) {
+      j["source"] = "cublas";
+      j["family"] = "cublas";
+      j["config"] = "";
+      j["reason"] = "empty problem: cuBLAS semantics";
     } else {
-      json = fmt::format(R"({{"source":"cublas","family":"cublas","config":"","reason":"{}","arch":"{}","problem":"{}"}})",
-                         route.why, dev.arch(), key.to_string());
+      const sgt::Route& route = dev.route(key);
+      j["source"] = sgt::source_name(route.source);
+      j["reason"] = route.why;
+      if (route.source == sgt::Route::Source::cublas) {
+        j["family"] = "cublas";
+        j["config"] = "";
+      } else {
+        const sgt::WinnerRecord& w = route.entry->record;
+        j["family"] = w.family;
+        j["config"] = w.config;
+        j["cublas_us"] = w.cublas_us;
+        j["speedup"] = sgt::measured_speedup(w.time_us, w.cublas_us);
+        if (route.source == sgt::Route::Source::exact) {
+          j["expected_us"] = w.time_us;
+        } else {
+          j["tuned_problem"] = w.problem.to_string();
+          j["tuned_us"] = w.time_us;
+          j["distance"] = route.distance;
+        }
+        j["split_k"] = route.geometry.k_splits;
+      }
+      if (route.source == sgt::Route::Source::cublas && route.entry &&
+          route.entry->record.problem != key) {
+        j["tuned_problem"] = route.entry->record.problem.to_string();
+        j["distance"] = route.distance;
+      }
     }
+    const std::string json = j.dump();
     if (json.size() + 1 > buflen) return SGEMM_STATUS_INVALID_VALUE;
     std::memcpy(buf, json.c_str(), json.size() + 1);
     return SGEMM_STATUS_SUCCESS;

@@ -1,7 +1,11 @@
-// Per-device state is built on the first call on that device; after that a call only reads.
+// Per-device state is built on the first call on that device; a problem's route is resolved on
+// its first call there and published in a lock-free table, so a warm call only reads.
 #include "dispatch/context.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdio>
 
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
@@ -9,11 +13,50 @@
 
 namespace sgt {
 
-DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners) {
+std::uint64_t hash_key(const ProblemKey& key) noexcept {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull;
+  const auto mix = [&h](std::uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  };
+  mix(static_cast<std::uint64_t>(key.transa) | (static_cast<std::uint64_t>(key.transb) << 1) |
+      (static_cast<std::uint64_t>(static_cast<unsigned>(key.align)) << 2));
+  mix(static_cast<unsigned>(key.m));
+  mix(static_cast<unsigned>(key.n));
+  mix(static_cast<unsigned>(key.k));
+  mix(static_cast<unsigned>(key.lda));
+  mix(static_cast<unsigned>(key.ldb));
+  mix(static_cast<unsigned>(key.ldc));
+  return h;
+}
+
+const char* source_name(Route::Source s) {
+  switch (s) {
+    case Route::Source::exact: return "exact";
+    case Route::Source::nearest: return "nearest";
+    case Route::Source::cublas: return "cublas";
+  }
+  return "cublas";
+}
+
+bool RouteTable::insert(const Route* route) noexcept {
+  if (size_ >= kMaxEntries) return false;
+  for (std::size_t i = hash_key(route->key) & (kCapacity - 1);; i = (i + 1) & (kCapacity - 1)) {
+    if (!slots_[i].load(std::memory_order_relaxed)) {
+      slots_[i].store(route, std::memory_order_release);
+      ++size_;
+      return true;
+    }
+  }
+}
+
+DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
+                         const NearestRules& rules)
+    : rules_(rules) {
   const DeviceInfo info = query_device(ordinal);
   name_ = info.name;
   arch_ = info.arch();
-  std::size_t workspace_floats = 0;
   for (const WinnerRecord& w : winners) {
     if (w.gpu.name != name_ || w.gpu.arch != arch_) continue;
     TunedEntry entry;
@@ -27,56 +70,156 @@ DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners) 
       } catch (const Error&) {
         continue;  // a family or knob this build does not know: not usable, cuBLAS serves it
       }
-      workspace_floats = std::max(workspace_floats, entry.geometry.workspace_floats);
+      workspace_floats_ = std::max(workspace_floats_, entry.geometry.workspace_floats);
     }
     exact_[w.problem] = std::move(entry);
   }
-  if (workspace_floats > 0) workspace_ = DeviceBuffer<float>(workspace_floats);
+  for (const auto& [key, entry] : exact_) {
+    pool_entries_.push_back(&entry);
+    pool_.push_back({key, entry.family != nullptr, entry.record.time_us, entry.record.cublas_us});
+  }
+  if (workspace_floats_ > 0) workspace_ = DeviceBuffer<float>(workspace_floats_);
 }
 
-Route DeviceState::route(const ProblemKey& key) const {
-  Route r;
-  const auto it = exact_.find(key);
-  if (it == exact_.end()) {
-    r.why = "not tuned";
-    return r;
+void DeviceState::cublas_sgemm(cudaStream_t stream, const ProblemKey& key, float alpha,
+                               const float* a, const float* b, float beta, float* c) {
+  if (cublas_stream_.load(std::memory_order_acquire) != stream) {
+    std::lock_guard lock(cublas_mutex_);
+    SGT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
+    cublas_stream_.store(stream, std::memory_order_release);
   }
-  if (!it->second.family) {
-    r.why = "tuned: cuBLAS was fastest";
-    return r;
-  }
-  r.source = Route::Source::exact;
-  r.entry = &it->second;
-  return r;
+  const auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  SGT_CUBLAS_CHECK(cublasSgemm(cublas_.get(), op(key.transa), op(key.transb), key.m, key.n, key.k,
+                               &alpha, a, key.lda, b, key.ldb, &beta, c, key.ldc));
 }
 
-const SgemmKernel* DeviceState::kernel(const TunedEntry& entry) {
-  {
-    std::shared_lock lock(kernels_mutex_);
-    if (const auto it = kernels_.find(&entry); it != kernels_.end()) return it->second.get();
-    if (unbuildable_.contains(&entry)) return nullptr;
+std::vector<const Route*> DeviceState::routes() {
+  std::lock_guard lock(resolve_mutex_);
+  std::vector<const Route*> out;
+  for (const auto& r : owned_) out.push_back(r.get());
+  return out;
+}
+
+const Route& DeviceState::resolve(const ProblemKey& key) {
+  std::lock_guard lock(resolve_mutex_);
+  if (const Route* r = table_.find(key)) return *r;
+  if (const auto it = overflow_.find(key); it != overflow_.end()) return *it->second;
+  auto route = std::make_unique<Route>();
+  route->key = key;
+  fill(*route);
+  const Route* raw = route.get();
+  owned_.push_back(std::move(route));
+  if (!table_.insert(raw)) overflow_[key] = raw;
+  return *raw;
+}
+
+void DeviceState::fill(Route& r) {
+  if (const auto it = exact_.find(r.key); it != exact_.end()) {
+    const TunedEntry& entry = it->second;
+    r.entry = &entry;
+    if (!entry.family) {
+      r.why = "tuned: cuBLAS was fastest";
+      return;
+    }
+    std::string why;
+    if (const SgemmKernel* k = kernel(entry, why)) {
+      r.source = Route::Source::exact;
+      r.kernel = k;
+      r.geometry = entry.geometry;
+      r.why = "tuned problem";
+    } else {
+      r.why = "tuned, but the kernel is unavailable: " + why;
+    }
+    return;
   }
-  std::unique_lock lock(kernels_mutex_);
+  r.miss = true;
+  // The neighbour's kernel runs this problem as compiled: at the neighbour's alignment class.
+  const auto as_tuned = [&r](const TunedEntry& e) {
+    ProblemKey p = r.key;
+    p.align = e.record.problem.align;
+    return p;
+  };
+  const auto check = [&](std::size_t i) -> std::string {
+    const TunedEntry& e = *pool_entries_[i];
+    try {
+      const ProblemKey p = as_tuned(e);
+      if (std::string why = e.family->cannot_implement(e.knobs, p); !why.empty()) return why;
+      if (e.family->defines(e.knobs, p) != e.family->defines(e.knobs, e.record.problem))
+        return "the family builds a different kernel variant for this problem";
+      const LaunchGeometry g = e.family->geometry(e.knobs, p);
+      if (g.workspace_floats > workspace_floats_)
+        return fmt::format("needs {} floats of split-K workspace, the handle holds {}",
+                           g.workspace_floats, workspace_floats_);
+      std::string why;
+      if (!kernel(e, why)) return "kernel unavailable: " + why;
+      return {};
+    } catch (const Error& ex) {
+      return ex.what();
+    }
+  };
+  const NearestChoice c = choose_nearest(r.key, pool_, rules_, check);
+  r.distance = c.distance;
+  r.why = c.why;
+  if (c.index < 0) return;
+  const TunedEntry& e = *pool_entries_[static_cast<std::size_t>(c.index)];
+  std::string why;
+  r.kernel = kernel(e, why);  // cached by check
+  r.geometry = e.family->geometry(e.knobs, as_tuned(e));
+  r.entry = &e;
+  r.source = r.kernel ? Route::Source::nearest : Route::Source::cublas;
+}
+
+const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why) {
   if (const auto it = kernels_.find(&entry); it != kernels_.end()) return it->second.get();
+  if (const auto it = unbuildable_.find(&entry); it != unbuildable_.end()) {
+    why = it->second;
+    return nullptr;
+  }
   try {
     std::string cubin(entry.record.cubin.begin(), entry.record.cubin.end());
     if (cubin.empty() || entry.record.cubin_arch != arch_) {
       CompileResult r = compile_template(entry.family->name() + ".cu",
-                                         entry.family->defines(entry.knobs, entry.record.problem), arch_);
+                                         entry.family->defines(entry.knobs, entry.record.problem),
+                                         arch_);
       if (!r.ok) {
-        unbuildable_[&entry] = true;
+        why = unbuildable_[&entry] = "JIT compilation failed";
         return nullptr;
       }
       cubin = std::move(r.cubin);
     }
-    auto kernel = std::make_unique<SgemmKernel>(cubin);
-    const SgemmKernel* raw = kernel.get();
-    kernels_[&entry] = std::move(kernel);
+    auto loaded = std::make_unique<SgemmKernel>(cubin);
+    const SgemmKernel* raw = loaded.get();
+    kernels_[&entry] = std::move(loaded);
     return raw;
-  } catch (const Error&) {
-    unbuildable_[&entry] = true;
+  } catch (const Error& e) {
+    why = unbuildable_[&entry] = e.what();
     return nullptr;
   }
+}
+
+std::string miss_log_csv(const std::vector<const Route*>& routes) {
+  using Shape = std::tuple<int, int, int, char, char, int, int, int>;
+  std::map<Shape, std::uint64_t> calls;
+  for (const Route* r : routes) {
+    if (!r->miss) continue;
+    const std::uint64_t n = r->calls.load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    const ProblemKey& k = r->key;
+    calls[{k.m, k.n, k.k, op_char(k.transa), op_char(k.transb), k.lda, k.ldb, k.ldc}] += n;
+  }
+  std::vector<std::pair<Shape, std::uint64_t>> rows(calls.begin(), calls.end());
+  const auto weight = [](const std::pair<Shape, std::uint64_t>& row) {
+    const auto& [m, n, k, ta, tb, lda, ldb, ldc] = row.first;
+    return static_cast<double>(row.second) * 2.0 * m * n * k;
+  };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const auto& a, const auto& b) { return weight(a) > weight(b); });
+  std::string out = "m,n,k,transa,transb,lda,ldb,ldc,calls\n";
+  for (const auto& row : rows) {
+    const auto& [m, n, k, ta, tb, lda, ldb, ldc] = row.first;
+    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", m, n, k, ta, tb, lda, ldb, ldc, row.second);
+  }
+  return out;
 }
 
 }  // namespace sgt
@@ -84,8 +227,37 @@ const SgemmKernel* DeviceState::kernel(const TunedEntry& entry) {
 sgt::DeviceState& sgemmContext::device_state() {
   int ordinal = 0;
   SGT_CUDA_CHECK(cudaGetDevice(&ordinal));
+  if (ordinal < 0 || ordinal >= kMaxDevices)
+    throw sgt::Error(sgt::ErrorKind::not_supported, fmt::format("device {} is beyond {}", ordinal, kMaxDevices));
+  auto& slot = device_slots[static_cast<std::size_t>(ordinal)];
+  if (sgt::DeviceState* d = slot.load(std::memory_order_acquire)) return *d;
   std::lock_guard lock(devices_mutex);
-  auto& slot = devices[ordinal];
-  if (!slot) slot = std::make_unique<sgt::DeviceState>(ordinal, winners);
-  return *slot;
+  if (sgt::DeviceState* d = slot.load(std::memory_order_relaxed)) return *d;
+  auto state = std::make_unique<sgt::DeviceState>(ordinal, winners, rules);
+  slot.store(state.get(), std::memory_order_release);
+  sgt::DeviceState& ref = *state;
+  devices[ordinal] = std::move(state);
+  return ref;
+}
+
+bool sgemmContext::write_miss_log() {
+  std::string path;
+  {
+    std::lock_guard lock(miss_log_mutex);
+    path = miss_log_path;
+  }
+  if (path.empty()) return true;
+  std::vector<const sgt::Route*> all;
+  {
+    std::lock_guard lock(devices_mutex);
+    for (const auto& [ordinal, state] : devices) {
+      const auto routes = state->routes();
+      all.insert(all.end(), routes.begin(), routes.end());
+    }
+  }
+  const std::string text = sgt::miss_log_csv(all);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
 }

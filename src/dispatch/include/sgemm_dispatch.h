@@ -49,6 +49,15 @@ SGEMM_API sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t tra
                                       int ldb, int ldc, char* buf, size_t buflen);
 SGEMM_API const char* sgemmGetStatusString(sgemmStatus_t status);
 
+/* Extensions (beyond the cublasSgemm-shaped contract). */
+
+/* Counts the calls of problems with no tuned entry (served by a nearest neighbour or cuBLAS) and
+ * writes them at sgemmDestroy to path as a shape-list CSV, m,n,k,transa,transb,lda,ldb,ldc,calls,
+ * heaviest (calls x 2mnk) first. NULL or "" turns it off. $SGEMM_DISPATCH_MISS_LOG sets it at
+ * sgemmCreate. sgemmDestroy returns SGEMM_STATUS_INVALID_VALUE (the handle is still released)
+ * when the file cannot be written. */
+SGEMM_API sgemmStatus_t sgemmSetMissLog(sgemmHandle_t handle, const char* path);
+
 #ifdef __cplusplus
 }
 #endif
