@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   sgt::cli::add_list_command(app, exit_code);
   sgt::cli::add_bench_command(app, exit_code);
   sgt::cli::add_export_commands(app, exit_code);
+  sgt::cli::add_report_command(app, exit_code);
+  sgt::cli::add_explain_command(app, exit_code);
+  sgt::cli::add_merge_command(app, exit_code);
   app.parse_complete_callback([&] {
     spdlog::set_pattern("%^%l%$: %v");
     spdlog::set_level(quiet ? spdlog::level::err : verbose ? spdlog::level::debug : spdlog::level::info);

@@ -17,6 +17,7 @@
 #include "db/tuning_store.hpp"
 #include "jit/compile_cache.hpp"
 #include "tuner/tuner.hpp"
+#include "cli/tune_supervisor.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -33,7 +34,8 @@ struct TuneArgs {
   std::string shapes, db, space, settings, clocks = "observe", lock_clocks;
   int max_candidates = 0, compile_threads = 0, device = 0;
   std::uint64_t seed = 20261201;
-  bool retune = false, no_cache = false;
+  bool retune = false, no_cache = false, no_isolation = false;
+  double candidate_timeout_s = 60;
 };
 
 std::string command_line(int argc, char** argv) {
@@ -53,8 +55,19 @@ void print_progress(const Progress& p, bool tty) {
   std::fflush(stderr);
 }
 
+int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& channel);
+
 int run_tune(const TuneArgs& a, const std::string& cmd) {
-  const std::vector<Shape> shapes = load_shape_list(a.shapes);  // bad input: before any GPU work
+  load_shape_list(a.shapes);  // bad input: reported before any worker starts
+  if (a.no_isolation) return tune_worker(a, cmd, WorkerChannel(-1));
+  SupervisorSettings settings;
+  settings.db_path = a.db;
+  settings.candidate_timeout_s = a.candidate_timeout_s;
+  return supervise([&](const WorkerChannel& channel) { return tune_worker(a, cmd, channel); }, settings);
+}
+
+int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& channel) {
+  const std::vector<Shape> shapes = load_shape_list(a.shapes);
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
     spdlog::error("sgemm-tune tune needs a GPU: {}", why);
     return kExitNoGpu;
@@ -73,6 +86,8 @@ int run_tune(const TuneArgs& a, const std::string& cmd) {
   options.retune = a.retune;
   options.command_line = cmd;
   options.cache_dir = a.no_cache ? "" : default_compile_cache_dir();
+  if (channel.active())
+    options.on_candidate = [&channel](const CandidateRecord& r, bool started) { channel.candidate(r, started); };
 
   std::filesystem::create_directories(std::filesystem::path(a.db).parent_path().empty()
                                           ? "."
@@ -80,6 +95,7 @@ int run_tune(const TuneArgs& a, const std::string& cmd) {
   Database db = Database::open(a.db, OpenMode::create);
   TuningStore store(db);
   Tuner tuner(store, options);
+  channel.run_started(tuner.run_id(), gpu_record(tuner.device()), software_record());
   spdlog::info("tuning {} problems on {} ({}, {} SMs) into {}", shapes.size(), tuner.device().name,
                tuner.device().arch(), tuner.device().sm_count, a.db);
 
@@ -100,6 +116,11 @@ int run_tune(const TuneArgs& a, const std::string& cmd) {
                    r.failed, r.resumed);
       results.push_back(std::move(r));
     }
+  } catch (const ContextLost& e) {
+    if (tty) std::fprintf(stderr, "\n");
+    tuner.finish("restarting");
+    spdlog::warn("{}", e.what());
+    return channel.active() ? kExitRestartWorker : kExitError;
   } catch (const Interrupted&) {
     if (tty) std::fprintf(stderr, "\n");
     tuner.finish("interrupted");
@@ -133,6 +154,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--lock-clocks", args->lock_clocks, "With --clocks lock: base, max or MHz");
   cmd->add_flag("--retune", args->retune, "Measure again what the database already holds");
   cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");
+  cmd->add_option("--candidate-timeout", args->candidate_timeout_s,
+                  "Seconds a candidate's kernels may run before the worker is stopped (timed_out)");
+  cmd->add_flag("--no-isolation", args->no_isolation,
+                "Run candidates in this process (a crashing candidate then ends the run)");
   cmd->callback([args, &exit_code, &app] {
     if (args->db.empty()) args->db = default_database_path();
     (void)app;

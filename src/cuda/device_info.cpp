@@ -36,7 +36,10 @@ std::string gpu_unavailable_reason() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    cudaGetLastError();  // clear the (non-sticky) error so later calls start clean
+    int driver = 0;
+    if (err == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+      return "no usable CUDA GPU: no NVIDIA driver is installed (libcuda.so.1 not found)";
     return fmt::format("no usable CUDA GPU: {} ({})", cudaGetErrorName(err), cudaGetErrorString(err));
   }
   if (count == 0) return "no usable CUDA GPU: the driver reports zero devices";

@@ -1,6 +1,10 @@
 // The list of kernel families; each lives in space/families/<name>.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
 #include "common/error.hpp"
 #include "space/family.hpp"
 
@@ -9,8 +13,16 @@ namespace sgt {
 const Family& f1_simt_family();
 const Family& f4_skinny_family();
 
+const Family& test_faults_family();
+
 const std::vector<const Family*>& families() {
-  static const std::vector<const Family*> all = {&f1_simt_family(), &f4_skinny_family()};
+  static const std::vector<const Family*> all = [] {
+    std::vector<const Family*> list = {&f1_simt_family(), &f4_skinny_family()};
+    // Deliberately faulty kernels, for the crash-isolation tests only.
+    if (const char* env = std::getenv("SGEMM_ENABLE_TEST_FAMILIES"); env && std::string(env) == "1")
+      list.push_back(&test_faults_family());
+    return list;
+  }();
   return all;
 }
 

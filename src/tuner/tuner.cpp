@@ -286,6 +286,9 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
                                   compiled.resources.stack_bytes, rec.smem_bytes);
       } else {
         try {
+          // From here a kernel of ours runs: a supervisor watching for crashes and hangs needs
+          // to know which candidate is in flight.
+          if (s.options.on_candidate) s.options.on_candidate(rec, true);
           SgemmKernel kernel(compiled.cubin);
           // The loaded function's attributes are authoritative where the ptxas report is silent.
           rec.registers = kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
@@ -324,7 +327,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
           rec.message = what;
           if (context_is_broken()) {
             s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
-            throw Error(ErrorKind::cuda,
+            if (s.options.on_candidate) s.options.on_candidate(rec, false);
+            throw ContextLost(ErrorKind::cuda,
                         fmt::format("candidate {} {} broke the CUDA context: {}", rec.family,
                                     rec.config, what));
           }
@@ -332,6 +336,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       }
       rec.outcome == Outcome::ok ? ++result.ok : ++result.failed;
       s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
+      if (s.options.on_candidate) s.options.on_candidate(rec, false);
     }
     p.done = static_cast<int>(i + 1);
     for (const Scored& sc : scored)

@@ -9,6 +9,7 @@
 
 #include "config/tuning_settings.hpp"
 #include "cuda/device_info.hpp"
+#include "common/error.hpp"
 #include "db/records.hpp"
 #include "space/family.hpp"
 #include "space/problem.hpp"
@@ -16,6 +17,13 @@
 namespace sgt {
 
 class TuningStore;
+
+// A candidate left the CUDA context unusable (its outcome is already recorded): the process must
+// be restarted to go on.
+class ContextLost : public Error {
+ public:
+  ContextLost(ErrorKind kind, const std::string& message) : Error(kind, message) {}
+};
 
 struct TuneOptions {
   std::string space_path = "configs/spaces";
@@ -26,6 +34,9 @@ struct TuneOptions {
   bool retune = false;           // measure again what the database already has
   std::string command_line;      // provenance
   std::string cache_dir;         // persistent compile cache ("" = memory only)
+  // Called with started = true just before a candidate's kernel first runs, and with false once
+  // its outcome is committed (crash and hang supervision).
+  std::function<void(const CandidateRecord&, bool started)> on_candidate;
 };
 
 struct Progress {
