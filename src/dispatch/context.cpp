@@ -197,31 +197,6 @@ const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why
   }
 }
 
-std::string miss_log_csv(const std::vector<const Route*>& routes) {
-  using Shape = std::tuple<int, int, int, char, char, int, int, int>;
-  std::map<Shape, std::uint64_t> calls;
-  for (const Route* r : routes) {
-    if (!r->miss) continue;
-    const std::uint64_t n = r->calls.load(std::memory_order_relaxed);
-    if (n == 0) continue;
-    const ProblemKey& k = r->key;
-    calls[{k.m, k.n, k.k, op_char(k.transa), op_char(k.transb), k.lda, k.ldb, k.ldc}] += n;
-  }
-  std::vector<std::pair<Shape, std::uint64_t>> rows(calls.begin(), calls.end());
-  const auto weight = [](const std::pair<Shape, std::uint64_t>& row) {
-    const auto& [m, n, k, ta, tb, lda, ldb, ldc] = row.first;
-    return static_cast<double>(row.second) * 2.0 * m * n * k;
-  };
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](const auto& a, const auto& b) { return weight(a) > weight(b); });
-  std::string out = "m,n,k,transa,transb,lda,ldb,ldc,calls\n";
-  for (const auto& row : rows) {
-    const auto& [m, n, k, ta, tb, lda, ldb, ldc] = row.first;
-    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", m, n, k, ta, tb, lda, ldb, ldc, row.second);
-  }
-  return out;
-}
-
 }  // namespace sgt
 
 sgt::DeviceState& sgemmContext::device_state() {
@@ -255,7 +230,10 @@ bool sgemmContext::write_miss_log() {
       all.insert(all.end(), routes.begin(), routes.end());
     }
   }
-  const std::string text = sgt::miss_log_csv(all);
+  std::vector<sgt::MissCount> misses;
+  for (const sgt::Route* r : all)
+    if (r->miss) misses.push_back({r->key, r->calls.load(std::memory_order_relaxed)});
+  const std::string text = sgt::miss_log_csv(misses);
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return false;
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();

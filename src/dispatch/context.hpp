@@ -18,6 +18,7 @@
 #include "cuda/device_buffer.hpp"
 #include "db/records.hpp"
 #include "dispatch/lookup.hpp"
+#include "dispatch/miss_log.hpp"
 #include "jit/sgemm_kernel.hpp"
 #include "space/family.hpp"
 
@@ -126,10 +127,6 @@ class DeviceState {
   std::map<const TunedEntry*, std::unique_ptr<SgemmKernel>> kernels_;
   std::map<const TunedEntry*, std::string> unbuildable_;
 };
-
-// Untuned problems with their call counts, heaviest (calls x 2mnk) first, as a shape-list CSV
-// (m,n,k,transa,transb,lda,ldb,ldc,calls). Routes differing only in alignment class are merged.
-std::string miss_log_csv(const std::vector<const Route*>& routes);
 
 }  // namespace sgt
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "db/database.hpp"
@@ -105,6 +106,48 @@ TEST(DispatchApi, DatabaseProblemsAreReported) {
   EXPECT_EQ(sgemmCreate(&h, junk.c_str()), SGEMM_STATUS_DATABASE_ERROR);
   EXPECT_EQ(std::filesystem::file_size(junk), size);
   std::filesystem::remove(junk);
+}
+
+TEST(DispatchApi, MissLogIsWrittenAtDestroy) {
+  EXPECT_EQ(sgemmSetMissLog(nullptr, "x.csv"), SGEMM_STATUS_NOT_INITIALIZED);
+  const std::string log = std::filesystem::temp_directory_path() /
+                          ("sgemm_api_misses_" + std::to_string(::getpid()) + ".csv");
+  std::filesystem::remove(log);
+  sgemmHandle_t h = nullptr;
+  ASSERT_EQ(sgemmCreate(&h, empty_database().c_str()), SGEMM_STATUS_SUCCESS);
+  ASSERT_EQ(sgemmSetMissLog(h, log.c_str()), SGEMM_STATUS_SUCCESS);
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+  std::FILE* f = std::fopen(log.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  char line[128] = {};
+  ASSERT_NE(std::fgets(line, sizeof line, f), nullptr);
+  std::fclose(f);
+  EXPECT_STREQ(line, "m,n,k,transa,transb,lda,ldb,ldc,calls\n");
+  std::filesystem::remove(log);
+
+  // Turned off again: nothing written. An unwritable path: reported, and the handle released.
+  ASSERT_EQ(sgemmCreate(&h, empty_database().c_str()), SGEMM_STATUS_SUCCESS);
+  ASSERT_EQ(sgemmSetMissLog(h, log.c_str()), SGEMM_STATUS_SUCCESS);
+  ASSERT_EQ(sgemmSetMissLog(h, nullptr), SGEMM_STATUS_SUCCESS);
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+  EXPECT_FALSE(std::filesystem::exists(log));
+  ASSERT_EQ(sgemmCreate(&h, empty_database().c_str()), SGEMM_STATUS_SUCCESS);
+  ASSERT_EQ(sgemmSetMissLog(h, "/nonexistent/dir/misses.csv"), SGEMM_STATUS_SUCCESS);
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_INVALID_VALUE);
+}
+
+TEST(DispatchApi, MissLogFromEnvironment) {
+  const std::string log = std::filesystem::temp_directory_path() /
+                          ("sgemm_api_env_misses_" + std::to_string(::getpid()) + ".csv");
+  std::filesystem::remove(log);
+  ::setenv("SGEMM_DISPATCH_MISS_LOG", log.c_str(), 1);
+  sgemmHandle_t h = nullptr;
+  const sgemmStatus_t created = sgemmCreate(&h, empty_database().c_str());
+  ::unsetenv("SGEMM_DISPATCH_MISS_LOG");
+  ASSERT_EQ(created, SGEMM_STATUS_SUCCESS);
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+  EXPECT_TRUE(std::filesystem::exists(log));
+  std::filesystem::remove(log);
 }
 
 TEST(DispatchApi, StatusStrings) {
