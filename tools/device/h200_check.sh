@@ -5,11 +5,12 @@
 set -uo pipefail
 out=${OUT:-/tmp/sgemm-out}
 mkdir -p "$out"
-shapes=${SHAPES:-configs/shapes/quick.csv}
+shapes=${SHAPES:-.device-dist/configs/shapes/quick.csv}
 settings=${SETTINGS:-configs/measure.yaml}
-export SGEMM_SOURCE_DIR=$PWD
+export SGEMM_SOURCE_DIR=$PWD/.device-dist  # configs/ of the tree the binaries were built from
 dist=$PWD/.device-dist
 export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
   --format=csv | tee "$out/gpu.txt"
@@ -24,7 +25,7 @@ fi
 if [[ ${RUN_TUNE:-1} == 1 ]]; then
   rm -f "$out/tuning.db"
   timeout "${TUNE_TIMEOUT:-300}" "$dist/bin/sgemm-tune" tune --shapes "$shapes" --db "$out/tuning.db" \
-    --settings "$settings" ${TUNE_ARGS:-} 2>&1 | tee "$out/tune.log" | tail -40
+    --settings "$settings" --space .device-dist/configs/spaces ${TUNE_ARGS:-} 2>&1 | tee "$out/tune.log" | tail -40
   "$dist/bin/sgemm-tune" list --db "$out/tuning.db" > "$out/list.txt" 2>&1
   sqlite3 "$out/tuning.db" "select family, outcome, count(*) from candidates group by 1,2" 2>/dev/null \
     || true

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The public-suite visit, in two steps so each fits one device command:
-#   STEP=tune: GPU tests, then tune configs/shapes/public.csv into /tmp/sgemm/tuning.db
+#   STEP=tune: GPU tests, then tune .device-dist/configs/shapes/public.csv into /tmp/sgemm/tuning.db
 #   STEP=bench: bench the dispatcher on that database against cuBLAS, export the winners
 # Run from the repository root with .device-dist carried; results go to $OUT.
 set -uo pipefail
 out=${OUT:-/tmp/sgemm-out}
 work=/tmp/sgemm
 mkdir -p "$out" "$work"
-export SGEMM_SOURCE_DIR=$PWD SGEMM_CACHE_DIR=$work/cubins
+export SGEMM_SOURCE_DIR=$PWD/.device-dist  # configs/ of the tree the binaries were built from
+export SGEMM_CACHE_DIR=$work/cubins
 dist=$PWD/.device-dist
 export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
 tool=$dist/bin/sgemm-tune
-shapes=${SHAPES:-configs/shapes/public.csv}
+shapes=${SHAPES:-.device-dist/configs/shapes/public.csv}
 settings=${SETTINGS:-tools/device/screen_fast.yaml}
 
 case ${STEP:-tune} in
@@ -21,7 +23,7 @@ case ${STEP:-tune} in
     timeout "${TEST_TIMEOUT:-150}" "$dist/tests/gpu_tests" > "$out/gpu_tests.log" 2>&1
     echo "gpu_tests exit $?"; grep -E "^\[  (PASSED|FAILED)|Failure" -A3 "$out/gpu_tests.log" | head -40
     timeout "${TUNE_TIMEOUT:-380}" "$tool" tune --shapes "$shapes" --db "$work/tuning.db" \
-      --settings "$settings" ${TUNE_ARGS:-} > "$out/tune.log" 2>&1
+      --settings "$settings" --space .device-dist/configs/spaces ${TUNE_ARGS:-} > "$out/tune.log" 2>&1
     echo "tune exit $?"; tail -32 "$out/tune.log"
     ;;
   bench)

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
+source_tree=${2:-.}  # the checkout the build was made from: its configs travel with the binaries
 cmake --build "$build"
 rm -rf .device-dist
 mkdir -p .device-dist/bin .device-dist/lib .device-dist/tests
@@ -14,6 +15,7 @@ for t in unit_tests nvrtc_tests gpu_tests; do
   [[ -x "$build/tests/$t" ]] && cp "$build/tests/$t" .device-dist/tests/
 done
 cp "$build"/tests/*.so .device-dist/tests/ 2>/dev/null || true
+cp -r "$source_tree/configs" .device-dist/configs
 strip --strip-debug .device-dist/bin/* .device-dist/tests/* .device-dist/lib/*.so.* 2>/dev/null || true
 grep -qx '/.device-dist/' .git/info/exclude 2>/dev/null || echo '/.device-dist/' >> .git/info/exclude
 du -sh .device-dist
