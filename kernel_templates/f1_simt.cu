@@ -69,10 +69,16 @@ constexpr int kStageA = BK * kStrideA;  // floats per stage
 constexpr int kStageB = BK * kStrideB;
 constexpr bool kDirectA = TRANS_A == 0;  // A is M-contiguous: copies straight in
 constexpr bool kDirectB = TRANS_B == 1;  // B stored n x k is N-contiguous: copies straight in
-// Transposing loaders with >= 16 copies per thread next to 128 accumulators recompute their
-// offsets each tile rather than hold them (see load_transposed).
-constexpr bool kRecomputeA = TM * TN >= 128 && BM * BK / kThreads >= 16;
-constexpr bool kRecomputeB = TM * TN >= 128 && BN * BK / kThreads >= 16;
+// Loaders with many copies per thread recompute their offsets each tile rather than hold them
+// (see load_transposed): transposing ones with >= 16 copies next to 128 accumulators, and any with
+// >= 8 when __launch_bounds__ caps registers at 128 and the two loaders issue >= 16 copies.
+constexpr int kCopiesA = kDirectA ? BM * BK / (kThreads * ALIGN) : BM * BK / kThreads;
+constexpr int kCopiesB = kDirectB ? BN * BK / (kThreads * ALIGN) : BN * BK / kThreads;
+constexpr bool kRegCap128 = 65536 / (kThreads * MIN_BLOCKS) <= 128;
+constexpr bool kRecomputeA = (TM * TN >= 128 && !kDirectA && kCopiesA >= 16) ||
+                             (kRegCap128 && kCopiesA >= 8 && kCopiesA + kCopiesB >= 16);
+constexpr bool kRecomputeB = (TM * TN >= 128 && !kDirectB && kCopiesB >= 16) ||
+                             (kRegCap128 && kCopiesB >= 8 && kCopiesA + kCopiesB >= 16);
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");
 static_assert(WM % TM == 0 && WN % TN == 0 && kLanesM * kLanesN == 32, "32 lanes per warp");
@@ -95,14 +101,14 @@ __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const TileS
                                            const SgemmArgs& args, int m_rem, int n_rem) {
   const bool full = src.x_full && src.k_rem >= BK;
   if constexpr (kDirectA)
-    load_direct<BM, BK, ALIGN, kThreads, kStrideA>(sa, src.a, args.lda, m_rem, src.k_rem, full,
-                                                   args.a);
+    load_direct<BM, BK, ALIGN, kThreads, kStrideA, kRecomputeA>(sa, src.a, args.lda, m_rem,
+                                                                src.k_rem, full, args.a);
   else
     load_transposed<BM, BK, kThreads, kStrideA, kRecomputeA>(sa, src.a, args.lda, m_rem, src.k_rem,
                                                              full, args.a);
   if constexpr (kDirectB)
-    load_direct<BN, BK, ALIGN, kThreads, kStrideB>(sb, src.b, args.ldb, n_rem, src.k_rem, full,
-                                                   args.b);
+    load_direct<BN, BK, ALIGN, kThreads, kStrideB, kRecomputeB>(sb, src.b, args.ldb, n_rem,
+                                                                src.k_rem, full, args.b);
   else
     load_transposed<BN, BK, kThreads, kStrideB, kRecomputeB>(sb, src.b, args.ldb, n_rem, src.k_rem,
                                                              full, args.b);

@@ -71,13 +71,14 @@ __device__ __forceinline__ void cp_async_wait() {
 // X-contiguous operand (A with TRANS_A=0, B with TRANS_B=1): element (x, p) at g[x + p*ld].
 // Chunks of V floats copy straight in; consecutive threads take consecutive chunks of a k row, so
 // global reads coalesce and shared writes are conflict-free.
-template <int BX, int KT, int V, int THREADS, int STRIDE>
+template <int BX, int KT, int V, int THREADS, int STRIDE, bool RECOMPUTE>
 __device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, int x_rem,
                                             int k_rem, bool full, const float* safe) {
   constexpr int D = BX / V;  // chunks per k row
   constexpr int N = KT * D / THREADS;
   static_assert(KT * D % THREADS == 0, "loader: BK*BX must be a multiple of threads*vector");
   static_assert(THREADS % D == 0 || D % THREADS == 0, "loader: powers of two expected");
+  if constexpr (RECOMPUTE) asm volatile("mov.b32 %0, %0;\n" : "+r"(ld));  // see load_transposed
   const int t = threadIdx.x;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -100,8 +101,8 @@ __device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, 
 // one column (a full 32-byte sector); a warp covers 8 k x 4 columns, which with PAD=4 (row stride
 // = 4 mod 32 banks) lands in 32 distinct banks.
 // RECOMPUTE: take ld through an opaque move so that ptxas recomputes the N loop-invariant offsets
-// every tile (one IMAD each) instead of keeping N registers live across the k loop: with 128
-// accumulators and 16-32 copies per thread, holding them spills.
+// every tile (one IMAD each) instead of keeping N registers live across the k loop: next to 128
+// accumulators, or under a 128-register cap, holding 16-32 of them spills.
 template <int BX, int KT, int THREADS, int STRIDE, bool RECOMPUTE>
 __device__ __forceinline__ void load_transposed(unsigned s, const float* g, int ld, int x_rem,
                                                 int k_rem, bool full, const float* safe) {
