@@ -1,0 +1,40 @@
+// Why a winner wins: its resources, occupancy and waves, the runner-ups and how far behind they
+// are (with the knobs in which they differ), the time against the roofline floor, and the
+// failures by outcome. Also the Nsight Compute command line for profiling the winner.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/problem_report.hpp"
+
+namespace sgt::report {
+
+struct Explanation {
+  ProblemReport report;
+  std::vector<KernelFacts> runner_ups;               // fastest first, the winner left out
+  std::map<std::string, std::string> failure_example;  // outcome -> first message recorded
+};
+
+Explanation explain(const WinnerRecord& winner, const std::vector<CandidateRecord>& candidates,
+                    double bandwidth_tbps, int top = 5);
+
+// "BK 32->128, STAGES 3->6": knobs of `other` that differ from `base` (text forms of Knobs).
+std::string knob_differences(const std::string& base, const std::string& other);
+
+std::string format_explanation(const Explanation& e, bool colour);
+nlohmann::ordered_json explanation_json(const Explanation& e);
+
+// A one-problem shape list (CSV) that `sgemm-tune bench --shapes` reads.
+std::string shape_list_csv(const ProblemKey& p);
+// The Nsight Compute command profiling the winner's kernel (sgemm_main; cuBLAS's own kernels
+// when cuBLAS won) inside `sgemm-tune bench` on that shape list, clocks left alone.
+std::vector<std::string> ncu_command(const std::string& sgemm_tune, const std::string& shapes_file,
+                                     const std::string& db, bool cublas_won);
+// The command as one line a shell takes (arguments quoted where needed).
+std::string shell_line(const std::vector<std::string>& argv);
+
+}  // namespace sgt::report

@@ -1,0 +1,111 @@
+// Roofline, occupancy and waves: the same rules as the CUDA occupancy calculator
+// (cuda_occupancy.h), with registers allocated per warp in four SM sub-partitions.
+#include "report/metrics.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace sgt::report {
+namespace {
+
+int round_up(int v, int unit) { return unit <= 0 ? v : (v + unit - 1) / unit * unit; }
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+constexpr int kWarpSize = 32;
+constexpr int kSubPartitions = 4;
+
+}  // namespace
+
+SmLimits sm_limits(std::string_view arch) {
+  int cc = 90;
+  if (arch.starts_with("sm_")) cc = std::atoi(std::string(arch.substr(3)).c_str());
+  SmLimits l;  // sm_90
+  switch (cc) {
+    case 70: case 72: l.max_threads = 2048; l.max_blocks = 32; l.smem_bytes = 98304; l.smem_reserved_per_block = 0; break;
+    case 75: l.max_threads = 1024; l.max_blocks = 16; l.smem_bytes = 65536; l.smem_reserved_per_block = 0; break;
+    case 80: l.max_threads = 2048; l.max_blocks = 32; l.smem_bytes = 167936; break;
+    case 86: l.max_threads = 1536; l.max_blocks = 16; l.smem_bytes = 102400; break;
+    case 87: l.max_threads = 2048; l.max_blocks = 16; l.smem_bytes = 167936; break;
+    case 89: l.max_threads = 1536; l.max_blocks = 24; l.smem_bytes = 102400; break;
+    case 120: case 121: l.max_threads = 1536; l.max_blocks = 32; l.smem_bytes = 102400; break;
+    default: break;  // sm_90, sm_100 and unknown
+  }
+  return l;
+}
+
+double peak_fp32_tflops(int sm_count, int clock_mhz) {
+  return sm_count * 128.0 * 2.0 * clock_mhz * 1e6 / 1e12;
+}
+
+double minimal_bytes(const ProblemKey& p) {
+  return 4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n +
+                static_cast<double>(p.m) * p.n);
+}
+
+double arithmetic_intensity(const ProblemKey& p) {
+  const double bytes = minimal_bytes(p);
+  return bytes > 0 ? flops(p) / bytes : 0.0;
+}
+
+double ridge_point(double peak_tflops, double bandwidth_tbps) {
+  return bandwidth_tbps > 0 ? peak_tflops / bandwidth_tbps : 0.0;
+}
+
+Bound bound(const ProblemKey& p, double peak_tflops, double bandwidth_tbps) {
+  return arithmetic_intensity(p) >= ridge_point(peak_tflops, bandwidth_tbps) ? Bound::compute
+                                                                             : Bound::memory;
+}
+
+std::string bound_name(Bound b) { return b == Bound::compute ? "compute" : "memory"; }
+
+double tflops(const ProblemKey& p, double time_us) {
+  return time_us > 0 ? flops(p) / (time_us * 1e6) : 0.0;
+}
+
+Occupancy occupancy(int threads_per_block, int registers_per_thread, int smem_bytes_per_block,
+                    const SmLimits& limits) {
+  Occupancy o;
+  o.registers_known = registers_per_thread > 0;
+  if (threads_per_block <= 0 || threads_per_block > 1024) {
+    o.limiter = "none";
+    return o;
+  }
+  const int warps_per_block = ceil_div(threads_per_block, kWarpSize);
+  const int max_warps = limits.max_threads / kWarpSize;
+
+  int blocks = limits.max_blocks;
+  std::string limiter = "blocks";
+  const auto limit = [&](int candidate, const char* name) {
+    if (candidate < blocks) {
+      blocks = candidate;
+      limiter = name;
+    }
+  };
+  limit(max_warps / warps_per_block, "threads");
+  if (o.registers_known) {
+    if (registers_per_thread > limits.max_registers_per_thread) {
+      limit(0, "registers");
+    } else {
+      const int regs_per_warp = round_up(registers_per_thread * kWarpSize, limits.register_unit);
+      const int warps_per_partition = limits.registers / kSubPartitions / regs_per_warp;
+      const int block_warps_per_partition = ceil_div(warps_per_block, kSubPartitions);
+      limit(warps_per_partition / block_warps_per_partition, "registers");
+    }
+  }
+  const int smem = round_up(std::max(0, smem_bytes_per_block) + limits.smem_reserved_per_block,
+                            limits.smem_unit);
+  if (smem > 0) limit(limits.smem_bytes / smem, "smem");
+
+  o.blocks_per_sm = std::max(0, blocks);
+  o.limiter = limiter;
+  o.warps_per_sm = o.blocks_per_sm * warps_per_block;
+  o.fraction = max_warps > 0 ? static_cast<double>(o.warps_per_sm) / max_warps : 0.0;
+  if (o.blocks_per_sm == 0) o.limiter = limiter + " (does not fit)";
+  return o;
+}
+
+double waves(std::int64_t grid_blocks, int sm_count, int blocks_per_sm) {
+  if (sm_count <= 0 || blocks_per_sm <= 0) return 0.0;
+  return static_cast<double>(grid_blocks) / (static_cast<double>(sm_count) * blocks_per_sm);
+}
+
+}  // namespace sgt::report
