@@ -63,7 +63,8 @@ FamilySpace parse_family_space(const std::string& text, const std::string& file)
     fail(file, name, e.what());
   }
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) fail(file, kv.first, "keys must be names (family, knobs, description)");
+    const std::string key = kv.first.Scalar();
     if (key != "family" && key != "knobs" && key != "description")
       fail(file, kv.first, fmt::format("unknown key '{}' (expected family, knobs, description)", key));
   }
@@ -71,7 +72,8 @@ FamilySpace parse_family_space(const std::string& text, const std::string& file)
   if (!knobs || !knobs.IsMap()) fail(file, root, "missing 'knobs:' mapping");
   const std::vector<std::string> allowed = space.family->knob_names();
   for (const auto& kv : knobs) {
-    const std::string knob_name = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) fail(file, kv.first, "knob names must be scalars");
+    const std::string knob_name = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), knob_name) == allowed.end())
       fail(file, kv.first, fmt::format("family {} has no knob '{}' (it has: {})",
                                        space.family->name(), knob_name, fmt::join(allowed, ", ")));

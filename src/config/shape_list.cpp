@@ -4,10 +4,14 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "common/error.hpp"
 
@@ -32,6 +36,7 @@ class RowBuilder {
 
   void set(const std::string& column, const std::string& raw) {
     const std::string value = trim(raw);
+    if (!given_.insert(column).second) fail(file_, line_, fmt::format("{} given twice", column));
     if (column == "class" || column == "name") {
       shape_.label = value;
     } else if (column == "transa" || column == "transb") {
@@ -48,6 +53,8 @@ class RowBuilder {
       const float f = std::strtof(value.c_str(), &end);
       if (end != value.c_str() + value.size())
         fail(file_, line_, fmt::format("{} '{}' is not a number", column, value));
+      if (!std::isfinite(f))
+        fail(file_, line_, fmt::format("{} '{}' is not a finite float", column, value));
       (column == "alpha" ? shape_.problem.alpha : shape_.problem.beta) = f;
     } else if (int* field = int_field(column)) {
       if (value.empty() && column.starts_with("ld")) return;
@@ -101,6 +108,7 @@ class RowBuilder {
   int line_;
   Shape shape_;
   std::map<std::string, bool> seen_;
+  std::set<std::string> given_;
 };
 
 std::vector<std::string> split_csv(const std::string& line) {
@@ -112,13 +120,17 @@ std::vector<std::string> split_csv(const std::string& line) {
   return out;
 }
 
+// In O(n log n): a list of many thousand shapes must not take minutes to check.
 void reject_duplicates(const std::vector<Shape>& shapes, const std::string& file) {
-  for (std::size_t i = 0; i < shapes.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (shapes[i].problem.key == shapes[j].problem.key &&
-          shapes[i].problem.alpha == shapes[j].problem.alpha &&
-          shapes[i].problem.beta == shapes[j].problem.beta)
-        fail(file, shapes[i].line, fmt::format("duplicate of line {}", shapes[j].line));
+  std::map<std::tuple<int, int, int, int, int, int, int, int, int, float, float>, int> first_line;
+  for (const Shape& s : shapes) {
+    const ProblemKey& p = s.problem.key;
+    const auto key = std::make_tuple(static_cast<int>(p.transa), static_cast<int>(p.transb), p.m,
+                                     p.n, p.k, p.lda, p.ldb, p.ldc, p.align, s.problem.alpha,
+                                     s.problem.beta);
+    const auto [it, inserted] = first_line.emplace(key, s.line);
+    if (!inserted) fail(file, s.line, fmt::format("duplicate of line {}", it->second));
+  }
 }
 
 }  // namespace
@@ -131,6 +143,7 @@ std::vector<Shape> parse_shape_csv(const std::string& text, const std::string& f
   int number = 0;
   while (std::getline(in, line)) {
     ++number;
+    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // UTF-8 BOM
     const std::string stripped = trim(line);
     if (stripped.empty() || stripped[0] == '#') continue;
     std::vector<std::string> cells = split_csv(stripped);
@@ -138,6 +151,8 @@ std::vector<Shape> parse_shape_csv(const std::string& text, const std::string& f
       for (std::string& c : cells) {
         c = trim(c);
         if (!RowBuilder::known(c)) fail(file, number, fmt::format("unknown column '{}'", c));
+        if (std::count(cells.begin(), cells.end(), c) > 1)
+          fail(file, number, fmt::format("column '{}' appears twice", c));
       }
       for (const char* required : {"m", "n", "k"})
         if (std::find(cells.begin(), cells.end(), required) == cells.end())
@@ -151,7 +166,7 @@ std::vector<Shape> parse_shape_csv(const std::string& text, const std::string& f
     for (std::size_t i = 0; i < cells.size(); ++i) row.set(header[i], cells[i]);
     shapes.push_back(row.finish());
   }
-  if (header.empty()) fail(file, number, "no header line (expected m,n,k[,...])");
+  if (header.empty()) fail(file, std::max(number, 1), "no header line (expected m,n,k[,...])");
   if (shapes.empty()) fail(file, number, "no shapes");
   reject_duplicates(shapes, file);
   return shapes;
@@ -164,6 +179,7 @@ std::vector<Shape> parse_shape_yaml(const std::string& text, const std::string& 
   } catch (const YAML::Exception& e) {
     fail(file, e.mark.line + 1, e.msg);
   }
+  if (!root.IsMap()) fail(file, 1, "expected a top-level 'shapes:' sequence");
   const YAML::Node list = root["shapes"];
   if (!list || !list.IsSequence()) fail(file, 1, "expected a top-level 'shapes:' sequence");
   std::vector<Shape> shapes;
@@ -172,9 +188,10 @@ std::vector<Shape> parse_shape_yaml(const std::string& text, const std::string& 
     if (!item.IsMap()) fail(file, line, "each shape must be a mapping such as {m: 1, n: 2, k: 3}");
     RowBuilder row(file, line);
     for (const auto& kv : item) {
-      const std::string column = kv.first.as<std::string>();
+      if (!kv.first.IsScalar()) fail(file, line, "keys must be column names");
+      const std::string column = kv.first.Scalar();
       if (!kv.second.IsScalar()) fail(file, line, fmt::format("{} must be a scalar", column));
-      row.set(column, kv.second.as<std::string>());
+      row.set(column, kv.second.Scalar());
     }
     shapes.push_back(row.finish());
   }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <variant>
@@ -48,19 +49,32 @@ TuningSettings parse_tuning_settings(const std::string& text, const std::string&
   if (!root.IsMap()) throw Error(ErrorKind::invalid_value, fmt::format("{}:1: expected a mapping", file));
   auto table = fields(settings);
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
     const int line = kv.first.Mark().line + 1;
+    if (!kv.first.IsScalar())
+      throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: setting names must be scalars", file, line));
+    const std::string key = kv.first.Scalar();
     const auto it = std::find_if(table.begin(), table.end(), [&](const auto& f) { return f.first == key; });
     if (it == table.end())
       throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: unknown setting '{}'", file, line, key));
+    const std::string value = kv.second.IsScalar() ? kv.second.Scalar() : "(not a scalar)";
+    bool in_range = true;
     try {
-      std::visit([&](auto* field) { *field = kv.second.as<std::remove_pointer_t<decltype(field)>>(); },
-                 it->second);
+      std::visit(
+          [&](auto* field) {
+            using T = std::remove_pointer_t<decltype(field)>;
+            *field = kv.second.as<T>();
+            // Counts, durations, fractions and factors: none is negative, NaN or infinite.
+            if constexpr (std::is_arithmetic_v<T>) in_range = std::isfinite(double(*field)) && *field >= 0;
+          },
+          it->second);
     } catch (const YAML::Exception&) {
       throw Error(ErrorKind::invalid_value,
-                  fmt::format("{}:{}: setting '{}' has an invalid value '{}'", file, line, key,
-                              kv.second.Scalar()));
+                  fmt::format("{}:{}: setting '{}' has an invalid value '{}'", file, line, key, value));
     }
+    if (!in_range)
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("{}:{}: setting '{}' has an invalid value '{}' (must be finite and >= 0)",
+                              file, line, key, value));
   }
   return settings;
 }
