@@ -187,6 +187,7 @@ TEST_F(DispatcherRuntime, EightThreadsShareOneHandle) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
   expect_results(ops, outputs);
+  sgemmSetStream(h_, nullptr);  // the stream is destroyed before the handle
 }
 
 TEST_F(DispatcherRuntime, EightThreadsWithTheirOwnHandlesAndStreams) {
@@ -250,6 +251,7 @@ TEST_F(DispatcherRuntime, GraphOfOneHundredCallsReplaysCorrectly) {
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
+  sgemmSetStream(h_, nullptr);
 }
 
 TEST_F(DispatcherRuntime, MissLogCountsUntunedProblemsHeaviestFirst) {
