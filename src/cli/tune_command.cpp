@@ -111,9 +111,10 @@ int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& 
                                      if (interrupted.load()) throw Interrupted{};
                                    });
       if (tty) std::fprintf(stderr, "\r\033[K");
-      spdlog::info("{}: {} {} {:.2f} us, cuBLAS {:.2f} us ({}; {} ok, {} failed, {} resumed)",
+      spdlog::info("{}: {} {} {:.2f} us, cuBLAS {:.2f} us ({}; {} ok, {} failed, {} resumed; "
+                   "clocks {}, SM {:.0f} MHz observed, {} rounds, {} discarded)",
                    r.problem.to_string(), r.family, r.config, r.winner_us, r.cublas_us, r.reason, r.ok,
-                   r.failed, r.resumed);
+                   r.failed, r.resumed, r.clock_policy, r.sm_clock_mhz, r.rounds, r.discarded_rounds);
       results.push_back(std::move(r));
     }
   } catch (const ContextLost& e) {

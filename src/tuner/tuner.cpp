@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -133,7 +134,11 @@ Tuner::Tuner(TuningStore& store, TuneOptions options) {
   run.started_at = now_utc();
   run.host = host_name();
   run.command = state_->options.command_line;
-  run.clock_policy = state_->options.settings.measure.clock_policy;
+  run.clock_policy = state_->timer.clock_policy();
+  nlohmann::json notes = {{"timer", state_->timer.notes()},
+                          {"sm_clock_mhz_at_start", state_->timer.read_clock_mhz()},
+                          {"device_uuid", state_->device.uuid}};
+  run.notes = notes.dump();
   run.seed = state_->options.seed;
   state_->run_id = store.begin_run(run, state_->gpu, state_->software);
 }
@@ -378,6 +383,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   checker.fill_random(timing_seed);
   const Interleaved rounds = s.timer.interleave(launches, s.options.seed);
   result.cublas_us = rounds.kernels[0].median_us;
+  result.rounds = rounds.rounds;
+  result.discarded_rounds = rounds.discarded_rounds;
+  result.sm_clock_mhz = rounds.kernels[0].sm_clock_mhz;
+  result.clock_policy = s.timer.clock_policy();
 
   std::vector<Finalist> finalists;
   for (std::size_t f = 0; f < n_final; ++f) {

@@ -61,6 +61,10 @@ struct ProblemResult {
   double tie_band = 0;
   std::string reason;
   bool already_tuned = false;
+  // Provenance of the confirmation rounds.
+  int rounds = 0, discarded_rounds = 0;
+  double sm_clock_mhz = 0;
+  std::string clock_policy;
 };
 
 class Tuner {
