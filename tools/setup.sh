@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev
-          nlohmann-json3-dev libcli11-dev libyaml-cpp-dev)
+          nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+          clang libclang-rt-14-dev)  # the libFuzzer targets of tests/fuzz (ASan, UBSan, libFuzzer)
 
 missing=()
 for p in "${packages[@]}"; do
