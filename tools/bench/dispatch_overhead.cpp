@@ -41,9 +41,9 @@ extern "C" __global__ void spin_kernel(unsigned long long ns) {
 }
 )";
 
-// A bench-wide configuration of f1_simt that every recent GPU can run (64x64 tiles, no split-K).
+// A bench-wide configuration of f1_simt that every recent GPU can run (64x64 tiles of 32x64 warps, no split-K).
 constexpr const char* kConfig =
-    "BK=8,BM=64,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=3,TM=8,TN=8,WM=32,WN=32";
+    "BK=8,BM=64,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=3,TM=8,TN=8,WM=32,WN=64";
 
 std::string compile_helpers(const std::string& arch) {
   nvrtcProgram prog = nullptr;
@@ -126,6 +126,8 @@ int main_impl(int argc, char** argv) {
     std::printf("no usable GPU\n");
     return 3;
   }
+  SGT_CUDA_CHECK(cudaSetDevice(0));
+  SGT_CUDA_CHECK(cudaFree(nullptr));  // the primary context, current for the driver calls below
   const sgt::DeviceInfo device = sgt::query_device(0);
   if (db_path.empty()) db_path = make_database(device, size);
 
