@@ -165,6 +165,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", a->json, "JSON output");
   cmd->add_flag("--ncu", a->ncu, "Print (and where ncu and a GPU are present, run) Nsight Compute on the winner");
   cmd->callback([a, &exit_code] {
+    report::log_to_stderr();
     if (a->db.empty()) a->db = default_database_path();
     exit_code = run_explain(*a);
   });

@@ -57,7 +57,10 @@ void add_merge_command(CLI::App& app, int& exit_code) {
   cmd->add_option("out", *out, "Output database (created if missing; its winners take part)")->required();
   cmd->add_option("inputs", *inputs, "Input databases, merged in order")->required()->expected(1, -1);
   cmd->add_flag("--json", *json, "JSON summary");
-  cmd->callback([out, inputs, json, &exit_code] { exit_code = run_merge(*out, *inputs, *json); });
+  cmd->callback([out, inputs, json, &exit_code] {
+    report::log_to_stderr();
+    exit_code = run_merge(*out, *inputs, *json);
+  });
 }
 
 }  // namespace sgt::cli

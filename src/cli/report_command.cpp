@@ -76,6 +76,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--bandwidth-tbps", a->bandwidth_tbps, "Memory ceiling in TB/s (default 4.3, H200 HBM3e)")
       ->check(CLI::PositiveNumber);
   cmd->callback([a, &exit_code] {
+    report::log_to_stderr();
     if (a->db.empty()) a->db = default_database_path();
     exit_code = run_report(*a);
   });

@@ -20,6 +20,7 @@ std::string resources_line(const KernelFacts& k, const GpuRecord& gpu) {
                               k.spill_bytes > 0 ? fmt::format(" ({} bytes spilled)", k.spill_bytes) : "",
                               k.smem_bytes > 0 ? fmt::format("{:.1f} KiB", k.smem_bytes / 1024.0) : "?");
   if (!k.geometry_known) return s + "; launch geometry unknown (family or knobs not in this build)";
+  if (!k.geometry_note.empty()) s += "\n  (" + k.geometry_note + ")";
   const SmLimits limits = sm_limits(gpu.arch);
   s += fmt::format(
       "\n  {} threads/block -> {} blocks/SM, limited by {} ({} of {} warps, {:.0f}% occupancy){}",
@@ -137,7 +138,8 @@ std::string format_explanation(const Explanation& e, bool colour) {
                       {k.family == (r.own ? r.own->family : "") && !base_config.empty()
                            ? knob_differences(base_config, k.config)
                            : k.family + " " + k.config}});
-      if (rows.back().back().text.empty()) rows.back().back().text = "(same knobs)";
+      if (rows.back().back().text.empty())
+        rows.back().back().text = r.cublas_won() ? "(the best own kernel)" : "(same knobs)";
     }
     out += markdown_table({"#", "us", "timed", "behind", "regs", "smem KiB", "blocks/SM", "waves",
                            r.cublas_won() ? "knobs vs best own kernel" : "knobs vs winner"},

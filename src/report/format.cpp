@@ -130,6 +130,9 @@ std::string format_markdown(const std::vector<ProblemReport>& reports, bool colo
                           kernels,
                           {false, false, false, false, true, true, true, true, true, false, true, true},
                           colour);
+    for (const ProblemReport* r : group)
+      if (r->own && !r->own->geometry_note.empty())
+        out += fmt::format("\n{}: geometry with {}.\n", r->label, r->own->geometry_note);
     out += "\n";
   }
   return out;
@@ -216,6 +219,7 @@ ordered_json report_json(const ProblemReport& r) {
       o["registers_known"] = k.occupancy.registers_known;
       o["occupancy"] = k.occupancy.fraction;
       o["waves"] = k.waves;
+      if (!k.geometry_note.empty()) o["geometry_note"] = k.geometry_note;
     }
     j["own_best"] = o;
   } else {

@@ -86,9 +86,8 @@ Occupancy occupancy(int threads_per_block, int registers_per_thread, int smem_by
       limit(0, "registers");
     } else {
       const int regs_per_warp = round_up(registers_per_thread * kWarpSize, limits.register_unit);
-      const int warps_per_partition = limits.registers / kSubPartitions / regs_per_warp;
-      const int block_warps_per_partition = ceil_div(warps_per_block, kSubPartitions);
-      limit(warps_per_partition / block_warps_per_partition, "registers");
+      const int warps = kSubPartitions * (limits.registers / kSubPartitions / regs_per_warp);
+      limit(warps / warps_per_block, "registers");
     }
   }
   const int smem = round_up(std::max(0, smem_bytes_per_block) + limits.smem_reserved_per_block,

@@ -115,11 +115,12 @@ std::string gnuplot_quote(std::string_view text) {
 }
 
 std::string roofline_data(const std::vector<const ProblemReport*>& group) {
-  std::string out = "# intensity_flop_per_byte tuned_tflops cublas_tflops label winner\n";
+  std::string out = "# intensity_flop_per_byte tuned_tflops cublas_tflops label winner own_best_tflops\n";
   for (const ProblemReport* r : group)
-    out += fmt::format("{:.6g} {:.6g} {:.6g} {} {}\n", r->intensity, r->tuned_tflops(),
+    out += fmt::format("{:.6g} {:.6g} {:.6g} {} {} {:.6g}\n", r->intensity, r->tuned_tflops(),
                        r->cublas_tflops(), data_quote(r->label),
-                       data_quote(r->cublas_won() ? "cublas" : r->winner_family));
+                       data_quote(r->cublas_won() ? "cublas" : r->winner_family),
+                       r->own ? tflops(r->problem, r->own->time_us) : 0.0);
   return out;
 }
 
@@ -138,7 +139,7 @@ std::string roofline_script(const std::vector<const ProblemReport*>& group,
   for (const ProblemReport* r : group) {
     x_min = std::min(x_min, r->intensity);
     x_max = std::max(x_max, r->intensity);
-    for (double y : {r->tuned_tflops(), r->cublas_tflops()})
+    for (double y : {r->tuned_tflops(), r->cublas_tflops(), r->own ? tflops(r->problem, r->own->time_us) : 0.0})
       if (y > 0) y_min = std::min(y_min, y);
   }
   const double ridge = ridge_point(first.peak_tflops, first.bandwidth_tbps);
@@ -164,6 +165,7 @@ std::string roofline_script(const std::vector<const ProblemReport*>& group,
       "plot roof(x) with lines lw 2.5 lc rgb '#333333' title 'roofline (FP32 peak, HBM ceiling)', \\\n"
       "  {data} using 1:3:(0):($2-$3) with vectors nohead dt 2 lc rgb '#aaaaaa' notitle, \\\n"
       "  {data} using 1:3 with points pt 6 ps 1.6 lw 1.5 lc rgb '#d62728' title 'cuBLAS', \\\n"
+      "  {data} using 1:($6 > 0 ? $6 : NaN) with points pt 9 ps 1.1 lc rgb '#ff7f0e' title \"project's best kernel\", \\\n"
       "  {data} using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4' title 'tuned (winner)', \\\n"
       "  {data} using 1:2:4 with labels left offset 0.9,0.5 font ',8' noenhanced notitle",
       fmt::arg("title", gnuplot_quote("SGEMM roofline: " + gpu_title(first))), fmt::arg("x0", x_min),

@@ -21,7 +21,16 @@ void add_geometry(KernelFacts& k, const ProblemKey& p, const GpuRecord& gpu) {
   LaunchGeometry g;
   try {
     const Family& family = find_family(k.family);
-    g = family.geometry(parse_knobs(k.config), p);
+    Knobs knobs = parse_knobs(k.config);
+    // A database from an older build lacks knobs added since; they were off (0) then.
+    std::string missing;
+    for (const std::string& name : family.knob_names())
+      if (knobs.find(name) == knobs.end()) {
+        knobs[name] = 0;
+        missing += (missing.empty() ? "" : ",") + name;
+      }
+    g = family.geometry(knobs, p);
+    if (!missing.empty()) k.geometry_note = "knobs " + missing + " missing from the record, taken as 0";
   } catch (const Error&) {
     return;
   }

@@ -25,6 +25,7 @@ struct KernelFacts {
   int spill_bytes = 0;
   int smem_bytes = 0;      // per block, static + dynamic
   bool geometry_known = false;  // false: unknown family or knobs (from another build)
+  std::string geometry_note;    // set when knobs missing from an older record were taken as 0
   int threads = 0;         // per block
   std::int64_t grid_blocks = 0;  // of sgemm_main, all split-K slices included
   int k_splits = 1;

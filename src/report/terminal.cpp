@@ -1,6 +1,8 @@
 // Colour decisions and ANSI wrapping for the report verbs.
 #include "report/terminal.hpp"
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -31,6 +33,15 @@ Colour ratio_colour(double ratio, double band) {
   if (ratio > 1.0 + band) return Colour::green;
   if (ratio < 1.0 - band) return Colour::red;
   return Colour::none;
+}
+
+void log_to_stderr() {
+  const spdlog::level::level_enum level = spdlog::default_logger()->level();
+  auto logger = std::make_shared<spdlog::logger>("sgemm-tune",
+                                                 std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  logger->set_pattern("%^%l%$: %v");
+  logger->set_level(level);
+  spdlog::set_default_logger(std::move(logger));
 }
 
 }  // namespace sgt::report
