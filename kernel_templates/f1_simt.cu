@@ -89,7 +89,7 @@ static_assert(PAD % 4 == 0, "shared rows must stay 16-byte aligned");
 static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && MIN_BLOCKS >= 1, "knob ranges");
 
-// Issues the cp.async copies of one K tile of A and B into one stage (no commit).
+// Where the next K tile of A and B comes from.
 struct TileSource {
   const float* a;  // A at (m0, tile k0) in the operand's own layout
   const float* b;  // B at (tile k0, n0)
@@ -97,6 +97,8 @@ struct TileSource {
   bool x_full;     // block tile lies inside M and N
 };
 
+// Issues the cp.async copies of one K tile of A and B into one stage (no commit); only tail tiles
+// (past M, N or K) take the predicated, zero-filling path.
 __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const TileSource& src,
                                            const SgemmArgs& args, int m_rem, int n_rem) {
   const bool full = src.x_full && src.k_rem >= BK;
