@@ -68,11 +68,14 @@ std::string read_tail(const fs::path& path, std::size_t max_chars) {
   return text;
 }
 
-// Runs `gnuplot script` with stdout and stderr appended to log; returns the exit status.
-int run_gnuplot(const std::string& gnuplot, const fs::path& script, const fs::path& log) {
+// Runs `gnuplot script` inside dir with stdout and stderr appended to log; returns the exit
+// status.
+int run_gnuplot(const std::string& gnuplot, const fs::path& dir, const fs::path& script,
+                const fs::path& log) {
   const pid_t pid = fork();
   if (pid < 0) throw Error(ErrorKind::internal, fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(126);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);
@@ -167,13 +170,25 @@ std::string roofline_script(const std::vector<const ProblemReport*>& group,
       "  {data} using 1:3 with points pt 6 ps 1.6 lw 1.5 lc rgb '#d62728' title 'cuBLAS', \\\n"
       "  {data} using 1:($6 > 0 ? $6 : NaN) with points pt 9 ps 1.1 lc rgb '#ff7f0e' title \"project's best kernel\", \\\n"
       "  {data} using 1:2 with points pt 7 ps 1.3 lc rgb '#1f77b4' title 'tuned (winner)', \\\n"
-      "  {data} using 1:2:4 with labels left offset 0.9,0.5 font ',8' noenhanced notitle",
+      "  {data} using 1:2:(sprintf('%d', $0 + 1)) with labels left offset 0.7,0.5 font ',9' notitle",
       fmt::arg("title", gnuplot_quote("SGEMM roofline: " + gpu_title(first))), fmt::arg("x0", x_min),
       fmt::arg("x1", x_max), fmt::arg("y0", y_min), fmt::arg("y1", y_max),
       fmt::arg("peak", first.peak_tflops), fmt::arg("bw", first.bandwidth_tbps),
-      fmt::arg("lx", x_min * 1.6), fmt::arg("ridge", ridge), fmt::arg("data", data));
-  return "# Roofline of the tuned problems; re-render with: gnuplot " + output_stem + ".gp\n" +
-         terminals_and_plot(output_stem, plot, 1200, 800);
+      fmt::arg("lx", std::max(x_min * 1.3, ridge / 12)), fmt::arg("ridge", ridge), fmt::arg("data", data));
+  // Points carry their number; the list of problems sits in the right margin (labels beside
+  // the points would overlap where problems have similar intensities).
+  const double step = std::min(0.032, 0.86 / std::max<std::size_t>(1, group.size()));
+  std::string key = "set rmargin at screen 0.74\n";
+  key += fmt::format("set label 9 'problem (ratio, winner)' at screen 0.755, screen 0.93 left font ',10'\n");
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const ProblemReport& r = *group[i];
+    key += fmt::format("set label {} {} at screen 0.755, screen {:.4f} left font ',9' noenhanced\n", 10 + i,
+                       gnuplot_quote(fmt::format("{:>2}  {}  {:.2f}x {}", i + 1, r.label, r.ratio(),
+                                                 r.cublas_won() ? "cuBLAS" : r.winner_family)),
+                       0.93 - step * static_cast<double>(i + 1));
+  }
+  return "# Roofline of the tuned problems; re-render in this folder with: gnuplot " + output_stem + ".gp\n" +
+         terminals_and_plot(output_stem, key + plot, 1500, 800);
 }
 
 std::string speedup_script(const std::vector<const ProblemReport*>& group,
@@ -193,16 +208,18 @@ std::string speedup_script(const std::vector<const ProblemReport*>& group,
       "set yrange [0:{ymax:.4g}]\n"
       "set ylabel 'speedup over cuBLAS (cuBLAS time / kernel time)'\n"
       "set xtics rotate by -40 scale 0 font ',9' noenhanced\n"
+      "set rmargin 10\n"
       "set grid ytics lc rgb '#dddddd'\n"
       "set key top left box opaque\n"
       "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lw 1.5 dt 2 lc rgb '#000000'\n"
       "plot {data} using 2:xtic(1) lc rgb '#1f77b4' title 'winner (cuBLAS = 1.00 when nothing beat it)', \\\n"
       "  {data} using 3 lc rgb '#ff7f0e' title \"project's best kernel\", \\\n"
       "  {data} using ($0 - 1.0/6):2:(sprintf('%.2f', $2)) with labels offset 0,0.6 font ',8' notitle, \\\n"
-      "  {data} using ($0 + 1.0/6):3:(sprintf('%.2f', $3)) with labels offset 0,0.6 font ',8' notitle",
+      "  {data} using ($0 + 1.0/6):3:($3 > 0 && abs($3 - $2) >= 0.005 ? sprintf('%.2f', $3) : '') "
+      "with labels offset 0,0.6 font ',8' notitle",
       fmt::arg("title", gnuplot_quote("SGEMM speedup over cuBLAS: " + gpu_title(first))),
       fmt::arg("ymax", y_max * 1.15), fmt::arg("data", data));
-  return "# Speedup over cuBLAS per problem; re-render with: gnuplot " + output_stem + ".gp\n" +
+  return "# Speedup over cuBLAS per problem; re-render in this folder with: gnuplot " + output_stem + ".gp\n" +
          terminals_and_plot(output_stem, plot, width, 650);
 }
 
@@ -226,13 +243,12 @@ std::vector<std::string> draw_plots(const std::vector<ProblemReport>& reports, c
         groups.size() == 1 ? "" : "_" + slug(group.front()->gpu.arch + "_" + group.front()->gpu.name);
     for (const bool roofline : {true, false}) {
       const std::string name = (roofline ? "roofline" : "speedup") + suffix;
-      const fs::path data = base / (name + ".dat");
+      // Paths inside the scripts are relative to the folder, so it can be moved.
       const fs::path script = base / (name + ".gp");
-      const std::string stem = (base / name).string();
-      write_file(data, roofline ? roofline_data(group) : speedup_data(group));
-      write_file(script, roofline ? roofline_script(group, data.string(), stem)
-                                  : speedup_script(group, data.string(), stem));
-      const int rc = run_gnuplot(gnuplot, script, log);
+      write_file(base / (name + ".dat"), roofline ? roofline_data(group) : speedup_data(group));
+      write_file(script, roofline ? roofline_script(group, name + ".dat", name)
+                                  : speedup_script(group, name + ".dat", name));
+      const int rc = run_gnuplot(gnuplot, base, script, log);
       if (rc != 0)
         throw Error(ErrorKind::internal, fmt::format("gnuplot {} failed (status {}): {}", script.string(),
                                                      rc, read_tail(log, 2000)));

@@ -1,7 +1,8 @@
 // Pictures of a report, drawn by gnuplot run as a child process: a roofline chart (tuned and
 // cuBLAS points against the FP32 peak and memory ceilings, log-log) and a per-problem speedup
 // bar chart, each as PNG (pngcairo) and SVG. The data files and scripts stay next to the
-// pictures so they can be edited and re-rendered with `gnuplot FILE.gp`.
+// pictures (paths relative to that folder) so they can be edited and re-rendered there with
+// `gnuplot FILE.gp`.
 #pragma once
 
 #include <string>
