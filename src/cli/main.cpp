@@ -1,10 +1,13 @@
 // sgemm-tune: tune SGEMM kernels for the local GPU, query and list what was found.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
 
 int main(int argc, char** argv) {
+  // Log lines go to stderr, so stdout carries only results (tables, JSON, CSV).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sgemm-tune"));
   CLI::App app{"sgemm-tune: an SGEMM autotuner (NVRTC kernels, verified against cuBLAS, stored in SQLite)"};
   app.require_subcommand(1);
   bool verbose = false, quiet = false;

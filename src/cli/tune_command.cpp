@@ -67,7 +67,11 @@ int run_tune(const TuneArgs& a, const std::string& cmd) {
 }
 
 int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& channel) {
-  const std::vector<Shape> shapes = load_shape_list(a.shapes);
+  std::vector<Shape> shapes = load_shape_list(a.shapes);
+  // A dispatcher miss log: what the application spent most time on comes first.
+  std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& x, const Shape& y) {
+    return static_cast<double>(x.calls) * flops(x.problem.key) > static_cast<double>(y.calls) * flops(y.problem.key);
+  });
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
     spdlog::error("sgemm-tune tune needs a GPU: {}", why);
     return kExitNoGpu;
@@ -143,7 +147,11 @@ int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& 
 void add_tune_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* cmd = app.add_subcommand("tune", "Tune every problem of a shape list on the local GPU");
-  cmd->add_option("--shapes", args->shapes, "Shape list (CSV with header m,n,k,... or YAML)")->required();
+  CLI::Option* shapes = cmd->add_option("--shapes", args->shapes, "Shape list (CSV with header m,n,k,... or YAML)");
+  CLI::Option* misses = cmd->add_option("--from-misses", args->shapes,
+                                        "A dispatcher miss log (SGEMM_DISPATCH_MISS_LOG): heaviest first");
+  shapes->excludes(misses);
+  misses->excludes(shapes);
   cmd->add_option("--db", args->db, "Tuning database (default: $SGEMM_TUNER_DB or the per-user one)");
   cmd->add_option("--space", args->space, "Search space file or folder (default: configs/spaces)");
   cmd->add_option("--settings", args->settings, "Measurement settings (default: configs/measure.yaml)");
@@ -160,6 +168,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-isolation", args->no_isolation,
                 "Run candidates in this process (a crashing candidate then ends the run)");
   cmd->callback([args, &exit_code, &app] {
+    if (args->shapes.empty()) throw CLI::RequiredError("--shapes or --from-misses");
     if (args->db.empty()) args->db = default_database_path();
     (void)app;
     exit_code = run_tune(*args, fmt::format("sgemm-tune tune --shapes {}", args->shapes));

@@ -39,6 +39,12 @@ class RowBuilder {
     if (!given_.insert(column).second) fail(file_, line_, fmt::format("{} given twice", column));
     if (column == "class" || column == "name") {
       shape_.label = value;
+    } else if (column == "calls") {  // the dispatcher's miss log: how often the problem ran
+      long long v = 0;
+      const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc{} || ptr != value.data() + value.size() || v < 0)
+        fail(file_, line_, fmt::format("calls '{}' is not a count", value));
+      shape_.calls = v;
     } else if (column == "transa" || column == "transb") {
       if (value.empty()) return;
       if (value.size() != 1) fail(file_, line_, fmt::format("{} '{}' is not N or T", column, value));
@@ -85,7 +91,7 @@ class RowBuilder {
 
   static bool known(const std::string& c) {
     static const char* names[] = {"m", "n", "k", "transa", "transb", "lda", "ldb", "ldc",
-                                  "alpha", "beta", "class", "name"};
+                                  "alpha", "beta", "class", "name", "calls"};
     for (const char* n : names)
       if (c == n) return true;
     return false;

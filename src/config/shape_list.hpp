@@ -1,5 +1,6 @@
 // Shape lists: CSV with a header m,n,k[,transa,transb,lda,ldb,ldc,alpha,beta] (plus optional
-// label columns class and name), or YAML (a `shapes:` sequence of maps with the same keys).
+// label columns class and name, and calls as written by the dispatcher's miss log), or YAML
+// (a `shapes:` sequence of maps with the same keys).
 #pragma once
 
 #include <string>
@@ -12,6 +13,7 @@ namespace sgt {
 struct Shape {
   Problem problem;    // leading dimensions filled in (minimal where not given)
   std::string label;  // the class or name column, if any
+  long long calls = 0;  // the calls column of a dispatcher miss log, if any
   int line = 0;       // where it came from
 };
 

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 source_tree=${2:-.}  # the checkout the build was made from: its configs travel with the binaries
-cmake --build "$build"
+[[ ${NO_BUILD:-0} == 1 ]] || cmake --build "$build"
 rm -rf .device-dist
 mkdir -p .device-dist/bin .device-dist/lib .device-dist/tests
 cp "$build/src/sgemm-tune" .device-dist/bin/
