@@ -5,10 +5,13 @@
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
 
+#include <cstdio>
+#include <string>
+
 int main(int argc, char** argv) {
   // Log lines go to stderr, so stdout carries only results (tables, JSON, CSV).
   spdlog::set_default_logger(spdlog::stderr_color_mt("sgemm-tune"));
-  CLI::App app{"sgemm-tune: an SGEMM autotuner (NVRTC kernels, verified against cuBLAS, stored in SQLite)"};
+  CLI::App app{"sgemm-tune: an SGEMM autotuner (NVRTC kernels, verified against cuBLAS, stored in SQLite)", "sgemm-tune"};
   app.require_subcommand(1);
   bool verbose = false, quiet = false;
   app.add_flag("-v,--verbose", verbose, "More log output");
@@ -26,6 +29,18 @@ int main(int argc, char** argv) {
     spdlog::set_pattern("%^%l%$: %v");
     spdlog::set_level(quiet ? spdlog::level::err : verbose ? spdlog::level::debug : spdlog::level::info);
   });
+  // CLI11 reports a mistyped verb only as "a subcommand is required": name it.
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with("-")) continue;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known |= sub->get_name() == word;
+    if (!known) {
+      std::fprintf(stderr, "sgemm-tune: unknown verb '%s'\n%s", word.c_str(), app.help().c_str());
+      return sgt::cli::kExitUsage;
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
