@@ -10,7 +10,6 @@ namespace sgt {
 
 SgemmKernel::SgemmKernel(std::string_view cubin) : module_(cubin) {
   main_ = module_.function("sgemm_main");
-  reduce_ = module_.find_function("sgemm_reduce");
 }
 
 int SgemmKernel::attribute(CUfunction_attribute attr) const {
@@ -38,6 +37,9 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
                                   g.block.z, g.smem_bytes, reinterpret_cast<CUstream>(stream),
                                   params, nullptr));
   if (g.has_reduce) {
+    // Looked up on first need: probing a module without it would report an API error to tools
+    // such as compute-sanitizer.
+    std::call_once(reduce_once_, [this] { reduce_ = module_.find_function("sgemm_reduce"); });
     if (!reduce_) throw Error(ErrorKind::internal, "split-K geometry but the module has no sgemm_reduce");
     SGT_CU_CHECK(api.cuLaunchKernel(reduce_, g.reduce_grid.x, g.reduce_grid.y, g.reduce_grid.z,
                                     g.reduce_block.x, g.reduce_block.y, g.reduce_block.z, 0,

@@ -26,7 +26,8 @@ class SgemmKernel {
  private:
   Module module_;
   CUfunction main_ = nullptr;
-  CUfunction reduce_ = nullptr;
+  mutable CUfunction reduce_ = nullptr;
+  mutable std::once_flag reduce_once_;
   mutable std::atomic<int> smem_limit_{48 * 1024};  // dynamic shared memory allowed so far
   mutable std::mutex smem_mutex_;
 };
