@@ -116,18 +116,19 @@ __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const TileS
                                                              full, args.b);
 }
 
-// Fragments of one k row: sub-tile i of A covers rows a_off + i*4*kLanesM .. +3 (one LDS.128;
-// the lanes of a warp read at most 8 distinct, contiguous float4s: conflict-free).
-__device__ __forceinline__ void load_frags(const float* As, const float* Bs, int kk, int a_off,
-                                           int b_off, float (&fa)[TM], float (&fb)[TN]) {
+// Fragments of one k row from the stage at shared addresses sa, sb (this thread's a_off, b_off
+// included): sub-tile i of A covers rows a_off + i*4*kLanesM .. +3 (one LDS.128; the lanes of a
+// warp read at most 8 distinct, contiguous float4s: conflict-free).
+__device__ __forceinline__ void load_frags(unsigned sa, unsigned sb, int kk, float (&fa)[TM],
+                                           float (&fb)[TN]) {
 #pragma unroll
   for (int i = 0; i < TM / 4; ++i) {
-    const float4 v = *reinterpret_cast<const float4*>(As + kk * kStrideA + a_off + i * 4 * kLanesM);
+    const float4 v = lds128(sa + 4u * static_cast<unsigned>(kk * kStrideA + i * 4 * kLanesM));
     fa[4 * i] = v.x, fa[4 * i + 1] = v.y, fa[4 * i + 2] = v.z, fa[4 * i + 3] = v.w;
   }
 #pragma unroll
   for (int j = 0; j < TN / 4; ++j) {
-    const float4 v = *reinterpret_cast<const float4*>(Bs + kk * kStrideB + b_off + j * 4 * kLanesN);
+    const float4 v = lds128(sb + 4u * static_cast<unsigned>(kk * kStrideB + j * 4 * kLanesN));
     fb[4 * j] = v.x, fb[4 * j + 1] = v.y, fb[4 * j + 2] = v.z, fb[4 * j + 3] = v.w;
   }
 }
@@ -209,7 +210,8 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   float fa[2][TM], fb[2][TN];
   cp_async_wait<STAGES - 2>();
   __syncthreads();
-  if (ktiles > 0) load_frags(As, Bs, 0, a_off, b_off, fa[0], fb[0]);
+  const unsigned fa0 = sa0 + 4u * a_off, fb0 = sb0 + 4u * b_off;  // this thread's fragments
+  if (ktiles > 0) load_frags(fa0, fb0, 0, fa[0], fb[0]);
   for (int t = 0; t < ktiles; ++t) {
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
@@ -221,8 +223,8 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
         read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
       }
       if (kk < BK - 1 || t + 1 < ktiles)
-        load_frags(As + read_stage * kStageA, Bs + read_stage * kStageB, (kk + 1) % BK, a_off,
-                   b_off, fa[(kk + 1) % 2], fb[(kk + 1) % 2]);
+        load_frags(fa0 + 4u * read_stage * kStageA, fb0 + 4u * read_stage * kStageB, (kk + 1) % BK,
+                   fa[(kk + 1) % 2], fb[(kk + 1) % 2]);
       if (kk == 0) {
         // Refill the stage read during tile t - 1 (all threads passed the barrier since).
         if (next_tile < ktiles) {
@@ -250,11 +252,11 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
     cp_async_commit();
     write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
     ++next_tile;
-    const float* as = As + read_stage * kStageA;
-    const float* bs = Bs + read_stage * kStageB;
+    const unsigned sa = sa0 + 4u * (read_stage * kStageA + a_off);
+    const unsigned sb = sb0 + 4u * (read_stage * kStageB + b_off);
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      load_frags(as, bs, kk, a_off, b_off, fa, fb);
+      load_frags(sa, sb, kk, fa, fb);
       outer_product(fa, fb, acc);
     }
     read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;

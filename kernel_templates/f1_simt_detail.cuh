@@ -36,6 +36,17 @@ __device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, int s
                "r"(src_bytes)
                : "memory");
 }
+// 128-bit shared load from a 32-bit shared-window address: fragment addressing stays in 32-bit
+// registers with immediate offsets (NVRTC otherwise widens it to 64-bit, which spills at 128
+// registers). volatile keeps it ordered with the barriers and cp.async waits; ptxas still
+// schedules it freely among the FFMAs.
+__device__ __forceinline__ float4 lds128(unsigned addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr));
+  return v;
+}
 template <int V>
 __device__ __forceinline__ void cp_async_vec(unsigned dst, const float* src) {
   if constexpr (V == 4)
