@@ -1,6 +1,7 @@
 // `sgemm-tune tune`: every problem of a shape list on the local GPU, into the database, then a
 // tuned-vs-cuBLAS table. Ctrl-C keeps what finished; the same command resumes.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -34,7 +35,7 @@ struct TuneArgs {
   std::string shapes, db, space, settings, clocks = "observe", lock_clocks;
   int max_candidates = 0, compile_threads = 0, device = 0;
   std::uint64_t seed = 20261201;
-  bool retune = false, no_cache = false, no_isolation = false;
+  bool retune = false, no_cache = false, no_isolation = false, json = false;
   double candidate_timeout_s = 60;
 };
 
@@ -134,6 +135,18 @@ int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& 
   }
   tuner.finish("finished");
 
+  if (a.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const ProblemResult& r : results)
+      out.push_back({{"problem", r.problem.to_string()}, {"family", r.family}, {"config", r.config},
+                     {"tuned_us", r.winner_us}, {"cublas_us", r.cublas_us},
+                     {"best_own_us", r.best_candidate_us}, {"tie_band", r.tie_band},
+                     {"candidates", r.candidates}, {"ok", r.ok}, {"failed", r.failed},
+                     {"resumed", r.resumed}, {"clock_policy", r.clock_policy},
+                     {"sm_clock_mhz", r.sm_clock_mhz}, {"reason", r.reason}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
   std::printf("\n%-44s %-10s %12s %12s %8s\n", "problem", "winner", "tuned us", "cuBLAS us", "speedup");
   for (const ProblemResult& r : results) {
     std::printf("%-44s %-10s %12.2f %12.2f %7.2fx\n", r.problem.to_string().c_str(), r.family.c_str(),
@@ -163,6 +176,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--lock-clocks", args->lock_clocks, "With --clocks lock: base, max or MHz");
   cmd->add_flag("--retune", args->retune, "Measure again what the database already holds");
   cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");
+  cmd->add_flag("--json", args->json, "Print the results as JSON instead of a table");
   cmd->add_option("--candidate-timeout", args->candidate_timeout_s,
                   "Seconds a candidate's kernels may run before the worker is stopped (timed_out)");
   cmd->add_flag("--no-isolation", args->no_isolation,
