@@ -284,7 +284,7 @@ TEST_F(Cli, MisuseExitsTwoWithUsage) {
   };
   const std::vector<Misuse> cases = {
       {"no verb", {}, "subcommand"},
-      {"unknown verb", {"frobnicate"}, "subcommand"},
+      {"unknown verb", {"frobnicate"}, "unknown verb 'frobnicate'"},
       {"unknown flag", {"--frobnicate", "list"}, "frobnicate"},
       {"tune without --shapes", {"tune"}, "--shapes"},
       {"tune with an unknown option", {"tune", "--shapes", good, "--colour", "red"}, "colour"},

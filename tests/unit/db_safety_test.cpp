@@ -324,7 +324,9 @@ TEST(DbSafety, RefusedFilesStayByteIdenticalThroughEveryEntryPoint) {
       EXPECT_NE(rc, 0) << f.what << ", import:\n" << output;
     }
     EXPECT_EQ(read_bytes(path), before) << f.what << ": the file was changed";
-    EXPECT_FALSE(fs::exists(path + "-wal")) << f.what;
+    // A read-only open of a WAL-mode file leaves an empty -wal (and -shm) beside it (SQLite's
+    // reader creates them and cannot remove them): no data is in it.
+    EXPECT_TRUE(!fs::exists(path + "-wal") || fs::file_size(path + "-wal") == 0) << f.what;
   }
 }
 
