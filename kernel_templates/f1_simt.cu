@@ -70,14 +70,14 @@ constexpr int kStageB = BK * kStrideB;
 constexpr bool kDirectA = TRANS_A == 0;  // A is M-contiguous: copies straight in
 constexpr bool kDirectB = TRANS_B == 1;  // B stored n x k is N-contiguous: copies straight in
 // Loaders with many copies per thread recompute their offsets each tile rather than hold them
-// (see load_transposed): transposing ones with >= 16 copies next to 128 accumulators, and any with
-// >= 8 when __launch_bounds__ caps registers at 128 and the two loaders issue >= 16 copies.
+// (see load_transposed): those with >= 16 copies next to 128 accumulators, and those with >= 8
+// when __launch_bounds__ caps registers at 128 and the two loaders issue >= 16 copies.
 constexpr int kCopiesA = kDirectA ? BM * BK / (kThreads * ALIGN) : BM * BK / kThreads;
 constexpr int kCopiesB = kDirectB ? BN * BK / (kThreads * ALIGN) : BN * BK / kThreads;
 constexpr bool kRegCap128 = 65536 / (kThreads * MIN_BLOCKS) <= 128;
-constexpr bool kRecomputeA = (TM * TN >= 128 && !kDirectA && kCopiesA >= 16) ||
+constexpr bool kRecomputeA = (TM * TN >= 128 && kCopiesA >= 16) ||
                              (kRegCap128 && kCopiesA >= 8 && kCopiesA + kCopiesB >= 16);
-constexpr bool kRecomputeB = (TM * TN >= 128 && !kDirectB && kCopiesB >= 16) ||
+constexpr bool kRecomputeB = (TM * TN >= 128 && kCopiesB >= 16) ||
                              (kRegCap128 && kCopiesB >= 8 && kCopiesA + kCopiesB >= 16);
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");

@@ -122,10 +122,10 @@ TEST(F1SimtFamily, RegisterEstimateAndOccupancy) {
   four_warps["WM"] = 64, four_warps["TN"] = 16, four_warps["MIN_BLOCKS"] = 2;
   EXPECT_EQ(why(four_warps), "min_blocks_binds");
   EXPECT_EQ(why(with(four_warps, "MIN_BLOCKS", 1)), "");
-  // Under the 128-register cap: 128x128x16 (16 copies per thread) fits, 64x256x16 (20) does not.
-  Knobs capped = with(with(base(), "MIN_BLOCKS", 2), "BK", 16);
+  // Under the 128-register cap: 128x128x8 (8 copies per thread) fits, 128x128x16 (16) does not.
+  Knobs capped = with(base(), "MIN_BLOCKS", 2);
   EXPECT_EQ(why(capped), "");
-  capped["BM"] = 64, capped["BN"] = 256;
+  capped["BK"] = 16;
   EXPECT_EQ(why(capped), "copies_under_128_register_cap");
   EXPECT_EQ(why(with(capped, "MIN_BLOCKS", 1)), "");
   // Shared memory per SM: 2 x (5 x 32 x 264 x 4 + 1 KB) > 228 KB.

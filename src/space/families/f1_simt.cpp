@@ -161,15 +161,15 @@ class F1Simt final : public Family {
            const std::int64_t cap = lim.regs_per_sm / std::max(1, Shape(k).threads() * blocks);
            return blocks == 1 || cap < std::min(255, lim.max_regs_per_thread);
          }},
-        // Under a 128-register cap (64 accumulators, 256 threads, 2 blocks) ptxas spills once a
-        // thread issues more than 16 copies per tile (ALIGN 1: one per float of A and B).
+        // Under a 128-register cap (64 accumulators, 256 threads, 2 blocks) NVRTC's ptxas spills
+        // once a thread issues 16 or more copies per tile (ALIGN 1: one per float of A and B).
         {"copies_under_128_register_cap",
          [lim](const Knobs& k) {
            const Shape s(k);
            const int blocks = knob(k, "MIN_BLOCKS");
            const int threads = std::max(1, s.threads());
            const bool capped = lim.regs_per_sm / (threads * blocks) <= 128;
-           return !capped || (s.bm + s.bn) * s.bk / threads <= 16;
+           return !capped || (s.bm + s.bn) * s.bk / threads <= 12;
          }},
         {"min_blocks_threads",
          [](const Knobs& k) {
