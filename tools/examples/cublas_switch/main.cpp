@@ -29,10 +29,10 @@ int main(int argc, char** argv) {
   for (auto& x : a) x = static_cast<float>(std::rand()) / RAND_MAX - 0.5f;
   for (auto& x : b) x = static_cast<float>(std::rand()) / RAND_MAX - 0.5f;
   float *da, *db, *dc1, *dc2;
-  CHECK(cudaMalloc(&da, a.size() * 4), cudaSuccess);
-  CHECK(cudaMalloc(&db, b.size() * 4), cudaSuccess);
-  CHECK(cudaMalloc(&dc1, static_cast<size_t>(m) * n * 4), cudaSuccess);
-  CHECK(cudaMalloc(&dc2, static_cast<size_t>(m) * n * 4), cudaSuccess);
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&da), a.size() * 4), cudaSuccess);
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&db), b.size() * 4), cudaSuccess);
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&dc1), static_cast<size_t>(m) * n * 4), cudaSuccess);
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&dc2), static_cast<size_t>(m) * n * 4), cudaSuccess);
   CHECK(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
   CHECK(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
   const float alpha = 1.0f, beta = 0.0f;
