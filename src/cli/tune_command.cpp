@@ -1,165 +1,317 @@
-// `sgemm-tune tune`: every problem of a shape list on the local GPU, into the database, then a
-// tuned-vs-cuBLAS table. Ctrl-C keeps what finished; the same command resumes.
+// `sgemm-tune tune`: the problems of a shape list tuned on one or several GPUs of this host (one
+// supervised worker per GPU, problems handed out as workers free up, one database), or shared
+// among the ranks of an MPI job; then a tuned-vs-cuBLAS table. Ctrl-C keeps what finished; the
+// same command resumes.
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "cli/cli_common.hpp"
+#include "cli/mpi_world.hpp"
+#include "cli/tune_args.hpp"
+#include "cli/tune_supervisor.hpp"
 #include "common/error.hpp"
 #include "config/shape_list.hpp"
-#include "cuda/device_info.hpp"
-#include "db/database.hpp"
 #include "db/tuning_store.hpp"
-#include "jit/compile_cache.hpp"
-#include "tuner/tuner.hpp"
-#include "cli/tune_supervisor.hpp"
-
-#include <cuda_runtime_api.h>
+#include "report/merge.hpp"
+#include "tuner/problem_queue.hpp"
 
 namespace sgt::cli {
 namespace {
 
-std::atomic<bool> interrupted{false};
+namespace fs = std::filesystem;
+using json = nlohmann::json;
 
-struct Interrupted {};
+std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) { interrupted.store(true); }
 
-struct TuneArgs {
-  std::string shapes, db, space, settings, clocks = "observe", lock_clocks;
-  int max_candidates = 0, compile_threads = 0, device = 0;
-  std::uint64_t seed = 20261201;
-  bool retune = false, no_cache = false, no_isolation = false, json = false;
-  double candidate_timeout_s = 60;
+// GPUs this process can see, counted in a short-lived child: CUDA must not be initialised in
+// the process that forks the workers.
+int visible_gpu_count() {
+  const pid_t pid = fork();
+  if (pid < 0) throw Error(ErrorKind::internal, "fork failed");
+  if (pid == 0) {
+    int n = 0;
+    _exit(cudaGetDeviceCount(&n) == cudaSuccess ? std::min(n, 100) : 0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+// "--devices 0,1", "--devices all"; a GPU may be named twice (two workers on one GPU).
+std::vector<int> parse_devices(const std::string& text, int fallback) {
+  if (text.empty()) return {fallback};
+  std::vector<int> out;
+  if (text == "all") {
+    for (int i = 0, n = visible_gpu_count(); i < n; ++i) out.push_back(i);
+    if (out.empty()) throw Error(ErrorKind::cuda, "--devices all: no GPU is visible");
+    return out;
+  }
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    int d = -1;
+    try {
+      d = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty() || d < 0)
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("--devices: '{}' is not a device ordinal (expected all or 0,1,...)", item));
+    out.push_back(d);
+  }
+  if (static_cast<int>(out.size()) > ProblemQueue::kMaxWorkers)
+    throw Error(ErrorKind::invalid_value, "--devices: at most 64 workers per host");
+  return out;
+}
+
+struct LocalRun {
+  int exit_code = kExitOk;
+  std::vector<json> results;  // one per finished problem, in shape-list order
 };
 
-std::string command_line(int argc, char** argv) {
-  std::string s;
-  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
-  return s;
+int worst(int a, int b) {
+  if (a == kExitInterrupted || b == kExitInterrupted) return kExitInterrupted;
+  return std::max(a, b);
 }
 
-void print_progress(const Progress& p, bool tty) {
-  if (!tty) return;
-  const std::string best = p.best_us > 0 ? fmt::format("best {:.1f} us", p.best_us) : "best -";
-  const std::string vs = p.best_us > 0 && p.cublas_us > 0
-                             ? fmt::format(" ({:.2f}x cuBLAS {:.1f} us)", p.cublas_us / p.best_us, p.cublas_us)
-                             : fmt::format(" (cuBLAS {:.1f} us)", p.cublas_us);
-  std::fprintf(stderr, "\r\033[K[%d/%d] %s  %s %d/%d  %s%s", p.problem_index + 1, p.problem_count,
-               p.problem.c_str(), p.stage.c_str(), p.done, p.total, best.c_str(), vs.c_str());
-  std::fflush(stderr);
+// Tunes shapes on this host: one supervised worker per device, in processes of their own.
+LocalRun run_local(const TuneArgs& a, const std::vector<Shape>& shapes, const std::string& cmd) {
+  const std::vector<int> devices = parse_devices(a.devices, a.device);
+  std::string pattern = (fs::temp_directory_path() / "sgemm-tune-run-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw Error(ErrorKind::internal, "cannot create a temporary folder");
+  const fs::path results_dir = pattern;
+  ProblemQueue queue(static_cast<int>(shapes.size()), static_cast<int>(devices.size()));
+
+  const auto run_slot = [&](int w) {
+    const WorkerSlot slot{w, devices[w], (results_dir / fmt::format("worker{}.jsonl", w)).string()};
+    const auto worker = [&](const WorkerChannel& channel) {
+      return tune_worker(a, shapes, queue, slot, cmd, channel);
+    };
+    if (a.no_isolation) return worker(WorkerChannel(-1));
+    SupervisorSettings settings;
+    settings.db_path = a.db;
+    settings.candidate_timeout_s = a.candidate_timeout_s;
+    return supervise(worker, settings);
+  };
+
+  LocalRun run;
+  if (devices.size() == 1) {
+    run.exit_code = run_slot(0);
+  } else {
+    spdlog::info("{} workers on GPUs {}", devices.size(), a.devices);
+    std::vector<pid_t> children;
+    for (int w = 0; w < static_cast<int>(devices.size()); ++w) {
+      const pid_t pid = fork();
+      if (pid < 0) throw Error(ErrorKind::internal, "fork failed");
+      if (pid == 0) {
+        int code = kExitError;
+        try {
+          code = run_slot(w);
+        } catch (const std::exception& e) {
+          spdlog::error("worker {}: {}", w, e.what());
+        }
+        std::fflush(nullptr);
+        _exit(code);
+      }
+      children.push_back(pid);
+    }
+    signal(SIGINT, SIG_IGN);  // the workers (same process group) stop cleanly on Ctrl-C
+    for (pid_t pid : children) {
+      int status = 0;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      run.exit_code = worst(run.exit_code, WIFEXITED(status) ? WEXITSTATUS(status) : kExitError);
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(results_dir)) {
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) run.results.push_back(json::parse(line));
+  }
+  std::error_code ec;
+  fs::remove_all(results_dir, ec);
+  std::sort(run.results.begin(), run.results.end(),
+            [](const json& x, const json& y) { return x.at("index") < y.at("index"); });
+  return run;
 }
 
-int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& channel);
-
-int run_tune(const TuneArgs& a, const std::string& cmd) {
-  load_shape_list(a.shapes);  // bad input: reported before any worker starts
-  if (a.no_isolation) return tune_worker(a, cmd, WorkerChannel(-1));
-  SupervisorSettings settings;
-  settings.db_path = a.db;
-  settings.candidate_timeout_s = a.candidate_timeout_s;
-  return supervise([&](const WorkerChannel& channel) { return tune_worker(a, cmd, channel); }, settings);
+void print_results(const std::vector<json>& results, std::size_t problems, bool as_json) {
+  if (as_json) {
+    json out = json::array();
+    for (json r : results) {
+      r.erase("index");
+      out.push_back(std::move(r));
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  std::printf("\n%-52s %-10s %-14s %12s %12s %8s\n", "problem", "winner", "gpu", "tuned us", "cuBLAS us",
+              "speedup");
+  for (const json& r : results) {
+    const double tuned = r.at("tuned_us"), cublas = r.at("cublas_us");
+    std::printf("%-52s %-10s %-14s %12.2f %12.2f %7.2fx\n", r.at("problem").get<std::string>().c_str(),
+                r.at("family").get<std::string>().c_str(),
+                fmt::format("{} #{}", r.value("host_rank", std::string()), r.at("device").get<int>()).c_str(),
+                tuned, cublas, tuned > 0 ? cublas / tuned : 0.0);
+  }
+  if (results.size() < problems)
+    std::printf("%zu of %zu problems not finished (interrupted or out of time budget; the same "
+                "command goes on)\n", problems - results.size(), problems);
 }
 
-int tune_worker(const TuneArgs& a, const std::string& cmd, const WorkerChannel& channel) {
-  std::vector<Shape> shapes = load_shape_list(a.shapes);
+std::vector<Shape> sorted_shapes(const std::string& path) {
+  std::vector<Shape> shapes = load_shape_list(path);
   // A dispatcher miss log: what the application spent most time on comes first.
   std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& x, const Shape& y) {
     return static_cast<double>(x.calls) * flops(x.problem.key) > static_cast<double>(y.calls) * flops(y.problem.key);
   });
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
-    spdlog::error("sgemm-tune tune needs a GPU: {}", why);
-    return kExitNoGpu;
+  return shapes;
+}
+
+// This rank's database beside the shared one (resumable: the same job started again goes on).
+std::string rank_database(const std::string& db, int rank, int size) {
+  return fmt::format("{}.rank{}-of-{}", db, rank, size);
+}
+
+// Rank 0 merges every rank's dump into the database: per-rank provenance (host, rank, GPU) is
+// kept in the runs, and winners of one GPU model found by several ranks go to the faster.
+void merge_rank_dumps(const std::string& db, const std::vector<std::string>& dumps) {
+  std::vector<std::string> inputs;
+  for (std::size_t r = 0; r < dumps.size(); ++r) {
+    const std::string path = db + fmt::format(".gathered{}", r);
+    fs::remove(path);
+    Database d = Database::open(path, OpenMode::create);
+    TuningStore(d).import_json(dumps[r]);
+    inputs.push_back(path);
   }
-  SGT_CUDA_CHECK(cudaSetDevice(a.device));
+  const report::MergeSummary summary = report::merge_databases(db, inputs);
+  spdlog::info("merged {} ranks into {}: {} winners, {} conflicts resolved", dumps.size(), db,
+               summary.winners, summary.conflicts.size());
+  for (const std::string& path : inputs) fs::remove(path);
+}
 
-  TuneOptions options;
-  options.space_path = a.space.empty() ? default_config_path("spaces") : a.space;
-  const std::string settings_path = a.settings.empty() ? default_config_path("measure.yaml") : a.settings;
-  options.settings = load_tuning_settings(settings_path);
-  options.settings.measure.clock_policy = a.clocks;
-  options.settings.measure.lock_clocks = a.lock_clocks;
-  options.compile_threads = a.compile_threads;
-  options.max_candidates = a.max_candidates;
-  options.seed = a.seed;
-  options.retune = a.retune;
-  options.command_line = cmd;
-  options.cache_dir = a.no_cache ? "" : default_compile_cache_dir();
-  if (channel.active())
-    options.on_candidate = [&channel](const CandidateRecord& r, bool started) { channel.candidate(r, started); };
+int run_tune(TuneArgs a, const std::string& cmd) {
+  const std::vector<Shape> all_shapes = sorted_shapes(a.shapes);  // bad input: before any worker
+  if (a.time_budget_s > 0)
+    a.deadline = std::chrono::system_clock::now() +
+                 std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                     std::chrono::duration<double>(a.time_budget_s));
+  MpiWorld world;
+  const std::string target_db = a.db;
+  std::vector<Shape> shapes;
+  if (world.size() == 1) {
+    shapes = all_shapes;
+  } else {
+    // Round-robin over the sorted list, so every rank gets a share of the heavy problems.
+    for (std::size_t i = world.rank(); i < all_shapes.size(); i += world.size()) shapes.push_back(all_shapes[i]);
+    a.host = fmt::format("{}/rank {} of {}", world.host(), world.rank(), world.size());
+    a.db = rank_database(a.db, world.rank(), world.size());
+    if (a.devices.empty() && !a.compile_only)
+      a.device = world.local_rank() % std::max(1, visible_gpu_count());
+    spdlog::info("rank {} of {} on {}: {} of {} problems", world.rank(), world.size(), world.host(),
+                 shapes.size(), all_shapes.size());
+  }
 
-  std::filesystem::create_directories(std::filesystem::path(a.db).parent_path().empty()
-                                          ? "."
-                                          : std::filesystem::path(a.db).parent_path());
-  Database db = Database::open(a.db, OpenMode::create);
-  TuningStore store(db);
-  Tuner tuner(store, options);
-  channel.run_started(tuner.run_id(), gpu_record(tuner.device()), software_record());
-  spdlog::info("tuning {} problems on {} ({}, {} SMs) into {}", shapes.size(), tuner.device().name,
-               tuner.device().arch(), tuner.device().sm_count, a.db);
+  json report;  // compile-only under MPI: what rank 0 prints for every rank
+  int code = kExitOk;
+  std::vector<json> results;
+  if (a.compile_only) {
+    code = compile_only(a, shapes, cmd, world.size() == 1 ? nullptr : &report);
+  } else {
+    LocalRun local = run_local(a, shapes, cmd);
+    code = local.exit_code;
+    for (json& r : local.results) r["host_rank"] = world.size() == 1 ? "" : a.host;
+    results = std::move(local.results);
+  }
+  if (world.size() == 1) {
+    // No GPU (or a worker that could not start): its one error line says it all.
+    if (!a.compile_only && !(code == kExitNoGpu && results.empty()))
+      print_results(results, shapes.size(), a.json);
+    return code;
+  }
 
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  const bool tty = isatty(STDERR_FILENO);
-  std::vector<ProblemResult> results;
-  try {
-    for (std::size_t i = 0; i < shapes.size(); ++i) {
-      ProblemResult r = tuner.tune(shapes[i].problem, static_cast<int>(i), static_cast<int>(shapes.size()),
-                                   [&](const Progress& p) {
-                                     print_progress(p, tty);
-                                     if (interrupted.load()) throw Interrupted{};
-                                   });
-      if (tty) std::fprintf(stderr, "\r\033[K");
-      spdlog::info("{}: {} {} {:.2f} us, cuBLAS {:.2f} us ({}; {} ok, {} failed, {} resumed; "
-                   "clocks {}, SM {:.0f} MHz observed, {} rounds, {} discarded)",
-                   r.problem.to_string(), r.family, r.config, r.winner_us, r.cublas_us, r.reason, r.ok,
-                   r.failed, r.resumed, r.clock_policy, r.sm_clock_mhz, r.rounds, r.discarded_rounds);
-      results.push_back(std::move(r));
+  // Every rank sends its database and what it printed; rank 0 merges and prints for the job.
+  std::string dump;
+  {
+    Database d = Database::open(a.db, OpenMode::read_only);
+    ExportOptions options;
+    options.include_cubins = true;
+    dump = TuningStore(d).export_json(options);
+  }
+  const json mine = {{"rank", world.rank()}, {"code", code}, {"dump", dump},
+                     {"results", results}, {"compile", report}};
+  const std::vector<std::string> gathered = world.gather(mine.dump());
+  code = world.max_over_ranks(code == kExitInterrupted ? 128 : code);
+  if (code == 128) code = kExitInterrupted;
+
+  int merge_failed = 0;
+  if (world.rank() == 0) {
+    std::vector<std::string> dumps;
+    std::vector<json> all_results;
+    json compile_problems = json::array();
+    for (const std::string& text : gathered) {
+      json j = json::parse(text);
+      dumps.push_back(j.at("dump").get<std::string>());
+      for (json& r : j.at("results")) all_results.push_back(std::move(r));
+      if (j.at("compile").contains("problems"))
+        for (json& p : j.at("compile").at("problems")) compile_problems.push_back(std::move(p));
     }
-  } catch (const ContextLost& e) {
-    if (tty) std::fprintf(stderr, "\n");
-    tuner.finish("restarting");
-    spdlog::warn("{}", e.what());
-    return channel.active() ? kExitRestartWorker : kExitError;
-  } catch (const Interrupted&) {
-    if (tty) std::fprintf(stderr, "\n");
-    tuner.finish("interrupted");
-    spdlog::warn("interrupted: finished candidates are stored; run the same command to resume");
-    return kExitInterrupted;
+    try {
+      merge_rank_dumps(target_db, dumps);
+      if (a.compile_only)
+        print_compile_report(compile_problems, a.json);
+      else
+        print_results(all_results, all_shapes.size(), a.json);
+    } catch (const std::exception& e) {
+      spdlog::error("merging the ranks' results into {}: {} (each rank's database is kept)", target_db,
+                    e.what());
+      merge_failed = 1;
+    }
   }
-  tuner.finish("finished");
-
-  if (a.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const ProblemResult& r : results)
-      out.push_back({{"problem", r.problem.to_string()}, {"family", r.family}, {"config", r.config},
-                     {"tuned_us", r.winner_us}, {"cublas_us", r.cublas_us},
-                     {"best_own_us", r.best_candidate_us}, {"tie_band", r.tie_band},
-                     {"candidates", r.candidates}, {"ok", r.ok}, {"failed", r.failed},
-                     {"resumed", r.resumed}, {"clock_policy", r.clock_policy},
-                     {"sm_clock_mhz", r.sm_clock_mhz}, {"reason", r.reason}});
-    std::printf("%s\n", out.dump(2).c_str());
-    return kExitOk;
-  }
-  std::printf("\n%-44s %-10s %12s %12s %8s\n", "problem", "winner", "tuned us", "cuBLAS us", "speedup");
-  for (const ProblemResult& r : results) {
-    std::printf("%-44s %-10s %12.2f %12.2f %7.2fx\n", r.problem.to_string().c_str(), r.family.c_str(),
-                r.winner_us, r.cublas_us, r.winner_us > 0 ? r.cublas_us / r.winner_us : 0.0);
-  }
-  return kExitOk;
+  // A rank's own database goes once everything it held is in the shared one.
+  if (world.max_over_ranks(merge_failed) == 0 && code == kExitOk)
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(a.db + suffix);
+  return merge_failed ? kExitError : code;
 }
 
 }  // namespace
 
+bool interrupt_requested() { return interrupted.load(); }
+
+void install_interrupt_handlers() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
+
+bool past(std::chrono::system_clock::time_point deadline) {
+  return deadline != std::chrono::system_clock::time_point{} && std::chrono::system_clock::now() >= deadline;
+}
+
+Database open_tuning_database(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  fs::create_directories(parent.empty() ? "." : parent);
+  return Database::open(path, OpenMode::create);
+}
+
 void add_tune_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TuneArgs>();
-  CLI::App* cmd = app.add_subcommand("tune", "Tune every problem of a shape list on the local GPU");
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "Tune every problem of a shape list on this host's GPUs (or the ranks of an MPI job)");
   CLI::Option* shapes = cmd->add_option("--shapes", args->shapes, "Shape list (CSV with header m,n,k,... or YAML)");
   CLI::Option* misses = cmd->add_option("--from-misses", args->shapes,
                                         "A dispatcher miss log (SGEMM_DISPATCH_MISS_LOG): heaviest first");
@@ -168,9 +320,26 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--db", args->db, "Tuning database (default: $SGEMM_TUNER_DB or the per-user one)");
   cmd->add_option("--space", args->space, "Search space file or folder (default: configs/spaces)");
   cmd->add_option("--settings", args->settings, "Measurement settings (default: configs/measure.yaml)");
-  cmd->add_option("--max-candidates", args->max_candidates, "At most this many candidates per problem");
+  cmd->add_option("--strategy", args->strategy,
+                  "Search: model (cost model, warm start, local search), exhaustive or random")
+      ->check(CLI::IsMember({"model", "exhaustive", "random"}));
+  cmd->add_option("--max-candidates", args->max_candidates,
+                  fmt::format("At most this many candidates per problem (default {}; not with "
+                              "--strategy exhaustive)", kDefaultCandidateBudget))
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--problem-time-budget", args->problem_time_budget_s,
+                  "Seconds of searching per problem; then the best so far are confirmed")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--time-budget", args->time_budget_s,
+                  "Seconds for the whole run; problems not started are left for the next run")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--compile-only", args->compile_only,
+                "Compile (and cache) every candidate with no GPU; report counts and throughput");
+  cmd->add_option("--arch", args->arch, "With --compile-only: target architecture (default: the GPU's)");
   cmd->add_option("--compile-threads", args->compile_threads, "NVRTC worker threads (default: one per core)");
   cmd->add_option("--device", args->device, "CUDA device ordinal");
+  cmd->add_option("--devices", args->devices,
+                  "Tune on several GPUs of this host: all, or ordinals such as 0,1 (one worker each)");
   cmd->add_option("--seed", args->seed, "Seed of the timing data");
   cmd->add_option("--clocks", args->clocks, "Clock policy")->check(CLI::IsMember({"observe", "lock"}));
   cmd->add_option("--lock-clocks", args->lock_clocks, "With --clocks lock: base, max or MHz");
@@ -184,9 +353,13 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->callback([args, &exit_code, &app] {
     if (args->shapes.empty()) throw CLI::RequiredError("--shapes or --from-misses");
     if (args->db.empty()) args->db = default_database_path();
+    if (args->strategy == "exhaustive" && args->max_candidates >= 0)
+      throw CLI::ValidationError("--max-candidates", "an exhaustive search takes every candidate");
+    if (!args->arch.empty() && !args->compile_only)
+      throw CLI::ValidationError("--arch", "only with --compile-only (tuning uses the GPU's)");
     (void)app;
     exit_code = run_tune(*args, fmt::format("sgemm-tune tune --shapes {}", args->shapes));
   });
 }
 
-}  // namespace sgt::cli
+}  // namespace sgt

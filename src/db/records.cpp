@@ -11,7 +11,7 @@
 namespace sgt {
 namespace {
 
-constexpr std::array<std::pair<Outcome, const char*>, 7> outcome_names = {{
+constexpr std::array<std::pair<Outcome, const char*>, 8> outcome_names = {{
     {Outcome::ok, "ok"},
     {Outcome::compile_failed, "compile_failed"},
     {Outcome::resources_exceeded, "resources_exceeded"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<Outcome, const char*>, 7> outcome_names = {{
     {Outcome::incorrect, "incorrect"},
     {Outcome::timed_out, "timed_out"},
     {Outcome::skipped, "skipped"},
+    {Outcome::compiled, "compiled"},
 }};
 
 }  // namespace

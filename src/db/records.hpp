@@ -19,6 +19,7 @@ enum class Outcome {
   incorrect,
   timed_out,
   skipped,  // pruned before compiling (constraint or cannot_implement); kept for the record
+  compiled,  // built and cached by a compile-only run; never measured
 };
 std::string outcome_name(Outcome o);
 Outcome parse_outcome(const std::string& name);  // throws sgt::Error(invalid_value)

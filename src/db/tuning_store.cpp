@@ -696,6 +696,19 @@ std::int64_t TuningStore::record_candidate(std::int64_t run_id, const GpuRecord&
   });
 }
 
+void TuningStore::record_candidates(std::int64_t run_id, const GpuRecord& gpu,
+                                    const SoftwareRecord& software,
+                                    const std::vector<CandidateRecord>& candidates) {
+  for (const CandidateRecord& c : candidates) check_problem(c.problem, "candidate");
+  db_.write_transaction([&] {
+    Writer w(db_);
+    const std::int64_t gpu_id = w.gpu(gpu);
+    const std::int64_t software_id = w.software(software);
+    for (const CandidateRecord& c : candidates)
+      w.candidate(optional_id(run_id), w.problem(c.problem), gpu_id, software_id, c);
+  });
+}
+
 namespace {
 
 std::vector<CandidateRecord> select_candidates(Database& db, const ProblemKey& problem,

@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <map>
 #include <thread>
 
 #include "common/error.hpp"
+#include "common/provenance.hpp"
 #include "config/search_space.hpp"
 #include "cuda/cublas_handle.hpp"
 #include "cuda/stream.hpp"
@@ -22,9 +24,10 @@
 #include "jit/sgemm_kernel.hpp"
 #include "jit/templates.hpp"
 #include "measure/timer.hpp"
-#include "tuner/compile_pool.hpp"
-#include "tuner/cost_model.hpp"
 #include "jit/compile_cache.hpp"
+#include "tuner/candidate_list.hpp"
+#include "tuner/compile_pool.hpp"
+#include "tuner/static_pruning.hpp"
 #include "tuner/winner_selection.hpp"
 #include "verify/gemm_checker.hpp"
 
@@ -50,27 +53,6 @@ DeviceLimits device_limits(const DeviceInfo& d) {
 
 namespace {
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : " ") + p;
-  return out;
-}
-
 TimingRecord timing_record(const Measurement& m) {
   return {m.median_us, m.min_us, m.mean_us, m.stdev_us, static_cast<int>(m.samples_us.size()),
           m.discarded, m.sm_clock_mhz};
@@ -81,13 +63,6 @@ bool context_is_broken() {
   const cudaError_t err = cudaDeviceSynchronize();
   return err != cudaSuccess && err != cudaErrorNotReady;
 }
-
-struct Work {
-  Candidate candidate;
-  std::vector<std::string> defines;
-  std::string config;
-  std::string options;
-};
 
 }  // namespace
 
@@ -131,8 +106,8 @@ Tuner::Tuner(TuningStore& store, TuneOptions options) {
   SGT_CUDA_CHECK(cudaGetDevice(&ordinal));
   state_ = std::make_unique<State>(store, std::move(options), query_device(ordinal));
   RunRecord run;
-  run.started_at = now_utc();
-  run.host = host_name();
+  run.started_at = utc_timestamp();
+  run.host = state_->options.host.empty() ? host_name() : state_->options.host;
   run.command = state_->options.command_line;
   run.clock_policy = state_->timer.clock_policy();
   nlohmann::json notes = {{"timer", state_->timer.notes()},
@@ -150,57 +125,73 @@ std::int64_t Tuner::run_id() const { return state_->run_id; }
 
 void Tuner::finish(const std::string& status) { state_->store.finish_run(state_->run_id, status); }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Up to four configurations that won on problems of the same class within a factor of two per
+// dimension, nearest first, as indices into this problem's candidates.
+std::vector<std::size_t> warm_start(TuningStore& store, const GpuRecord& gpu, const ProblemKey& key,
+                                    const std::vector<PlannedCandidate>& candidates) {
+  std::vector<std::pair<double, std::size_t>> near;
+  for (const WinnerRecord& w : store.winners_for(key.transa, key.transb, key.align, gpu.name, gpu.arch, false)) {
+    if (w.family == "cublas" || w.problem == key) continue;
+    double distance = 0;
+    bool close = true;
+    for (auto [a, b] : {std::pair{w.problem.m, key.m}, {w.problem.n, key.n}, {w.problem.k, key.k}}) {
+      const double r = std::log2(std::max(a, 1)) - std::log2(std::max(b, 1));
+      close &= std::abs(r) <= 1.0;
+      distance += r * r;
+    }
+    if (!close) continue;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      if (candidates[i].candidate.family->name() == w.family && candidates[i].config == w.config)
+        near.emplace_back(distance, i);
+  }
+  std::sort(near.begin(), near.end());
+  std::vector<std::size_t> out;
+  for (const auto& [d, i] : near)
+    if (out.size() < 4 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+  return out;
+}
+
+}  // namespace
+
 ProblemResult Tuner::tune(const Problem& problem, int index, int count, const ProgressFn& progress) {
   State& s = *state_;
   const ProblemKey& key = problem.key;
+  const Clock::time_point started = Clock::now();
   ProblemResult result;
   result.problem = key;
   if (const std::string why = validate(key); !why.empty())
     throw Error(ErrorKind::invalid_value, fmt::format("{}: {}", key.to_string(), why));
 
-  // Candidates this problem can run, with their compile options.
-  const Enumeration space = enumerate(s.space, s.limits);
-  result.pruned = space.pruned;
-  std::vector<Work> work;
-  for (const Candidate& c : space.valid) {
-    if (!c.family->cannot_implement(c.knobs, key).empty()) {
-      ++result.pruned;
-      continue;
-    }
-    Work w{c, c.family->defines(c.knobs, key), knobs_to_string(c.knobs), {}};
-    std::vector<std::string> all = base_compile_options(s.device.arch());
-    all.insert(all.end(), w.defines.begin(), w.defines.end());
-    w.options = join(all);
-    work.push_back(std::move(w));
-  }
-  // Best predicted first: the search starts near the optimum and a budget keeps the best-ranked.
-  std::vector<double> predicted(work.size());
-  for (std::size_t i = 0; i < work.size(); ++i)
-    predicted[i] = estimate_cost(work[i].candidate.family->geometry(work[i].candidate.knobs, key), key,
-                                 s.limits).time_us;
-  std::vector<std::size_t> order(work.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return predicted[a] < predicted[b]; });
-  std::vector<Work> ranked;
-  for (std::size_t i : order) ranked.push_back(std::move(work[i]));
-  work = std::move(ranked);
-  if (s.options.max_candidates > 0 && static_cast<int>(work.size()) > s.options.max_candidates)
-    work.resize(s.options.max_candidates);
-  result.candidates = static_cast<int>(work.size());
+  const CandidateList list = plan_candidates(s.space, s.limits, key, s.device.arch());
+  const std::vector<PlannedCandidate>& work = list.candidates;
+  result.pruned = list.pruned;
+  SearchOrder order(s.options.strategy, s.space, work, s.options.max_candidates, s.options.seed,
+                    warm_start(s.store, s.gpu, key, work));
+  result.candidates = order.budget();
+  std::vector<std::size_t> batch = order.next_batch({});
 
   // What an earlier (interrupted) run already finished for this problem on this GPU and software.
   std::map<std::pair<std::string, std::string>, CandidateRecord> finished;
+  const auto finished_key = [](const std::string& family, const std::string& config, const std::string& hash) {
+    return std::make_pair(family, config + "|" + hash);
+  };
   if (!s.options.retune) {
     for (CandidateRecord& r : s.store.candidates(key, s.gpu, s.software))
-      finished.emplace(std::make_pair(r.family, r.config + "|" + r.template_hash), std::move(r));
-    if (auto winner = s.store.find_winner(key, s.gpu.name, s.gpu.arch);
-        winner && !finished.empty()) {
+      if (r.outcome != Outcome::compiled)
+        finished.emplace(finished_key(r.family, r.config, r.template_hash), std::move(r));
+    if (auto winner = s.store.find_winner(key, s.gpu.name, s.gpu.arch); winner && !finished.empty()) {
       bool all_known = true;
-      for (const Work& w : work)
+      for (std::size_t i : batch)
         all_known &= finished.contains(
-            {w.candidate.family->name(),
-             w.config + "|" + template_hash(w.candidate.family->name() + ".cu")});
+            finished_key(work[i].candidate.family->name(), work[i].config, work[i].template_hash));
       if (all_known) {
         result.already_tuned = true;
         result.family = winner->family;
@@ -208,6 +199,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
         result.winner_us = winner->time_us;
         result.cublas_us = winner->cublas_us;
         result.reason = "already tuned (use --retune to measure again)";
+        result.seconds = seconds_since(started);
         return result;
       }
     }
@@ -223,131 +215,148 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   };
   result.cublas_us = s.timer.screen(cublas_launch).median_us;
 
-  // Compile everything not already finished, on worker threads, in candidate order.
-  std::vector<CompilePool::Job> jobs;
-  std::vector<std::size_t> job_of(work.size(), SIZE_MAX);
-  std::vector<std::string> hashes(work.size());
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    const std::string file = work[i].candidate.family->name() + ".cu";
-    hashes[i] = template_hash(file);
-    if (finished.contains({work[i].candidate.family->name(), work[i].config + "|" + hashes[i]}))
-      continue;
-    job_of[i] = jobs.size();
-    jobs.push_back([&cache = s.cache, file, defines = work[i].defines, arch = s.device.arch()] {
-      return cache.compile(file, defines, arch);
-    });
-  }
+  // The wall-time budget that ends first: this problem's or the run's.
+  const bool has_run_deadline = s.options.run_deadline != std::chrono::system_clock::time_point{};
+  const auto out_of_time = [&]() -> std::string {
+    if (s.options.problem_seconds > 0 && seconds_since(started) >= s.options.problem_seconds)
+      return fmt::format("per-problem time budget of {:g} s reached", s.options.problem_seconds);
+    if (has_run_deadline && std::chrono::system_clock::now() >= s.options.run_deadline)
+      return "run time budget reached";
+    return {};
+  };
   const int threads = s.options.compile_threads > 0
                           ? s.options.compile_threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  CompilePool pool(std::move(jobs), threads);
+
+  std::map<std::size_t, double> screened;     // correct candidates: screening median
+  std::map<std::size_t, std::string> cubins;  // kept for the finalists
+  Progress p{index, count, key.to_string(), 0, order.budget(), 0, result.cublas_us, "screen"};
+  double measure_s = 0;
+
+  for (; !batch.empty() && result.budget_note.empty(); batch = order.next_batch(screened)) {
+    // Compile the batch's unfinished candidates on worker threads, in measuring order.
+    std::vector<CompilePool::Job> jobs;
+    std::vector<std::size_t> job_of(batch.size(), SIZE_MAX);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const PlannedCandidate& w = work[batch[b]];
+      if (finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash))) continue;
+      job_of[b] = jobs.size();
+      jobs.push_back([&cache = s.cache, file = w.template_file, defines = w.defines, arch = s.device.arch()] {
+        return cache.compile(file, defines, arch);
+      });
+    }
+    CompilePool pool(std::move(jobs), threads);
+
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      if (result.budget_note = out_of_time(); !result.budget_note.empty()) break;
+      const std::size_t i = batch[b];
+      const PlannedCandidate& w = work[i];
+      const Family& family = *w.candidate.family;
+      CandidateRecord rec;
+      rec.run_id = s.run_id;
+      rec.problem = key;
+      rec.family = family.name();
+      rec.config = w.config;
+      rec.template_hash = w.template_hash;
+      rec.compile_options = w.options;
+      ++result.measured;
+
+      if (job_of[b] == SIZE_MAX) {
+        const CandidateRecord& old = finished.at(finished_key(rec.family, rec.config, rec.template_hash));
+        ++result.resumed;
+        if (old.outcome == Outcome::ok && old.screen) {
+          screened[i] = old.screen->median_us;
+          ++result.ok;
+        } else {
+          ++result.failed;
+        }
+      } else {
+        const Clock::time_point wait_start = Clock::now();
+        CompileResult compiled = pool.take(job_of[b]);
+        result.compile_wait_s += seconds_since(wait_start);
+        const Clock::time_point measure_start = Clock::now();
+        const LaunchGeometry geometry = family.geometry(w.candidate.knobs, key);
+        const ResourceVerdict resources = check_resources(compiled, geometry, s.limits);
+        rec.registers = resources.registers;
+        rec.spill_bytes = resources.spill_bytes;
+        rec.smem_bytes = resources.smem_bytes;
+        if (!compiled.ok) {
+          rec.outcome = Outcome::compile_failed;
+          rec.message = compiled.log;
+        } else if (!resources.violation.empty()) {
+          rec.outcome = Outcome::resources_exceeded;
+          rec.message = resources.violation;
+        } else {
+          try {
+            // From here a kernel of ours runs: a supervisor watching for crashes and hangs needs
+            // to know which candidate is in flight.
+            if (s.options.on_candidate) s.options.on_candidate(rec, true);
+            SgemmKernel kernel(compiled.cubin);
+            // The loaded function's attributes are authoritative where the ptxas report is silent.
+            rec.registers = kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
+            const int local_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+            if (local_bytes > 0) {
+              throw Error(ErrorKind::internal,
+                          fmt::format("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {} bytes of local memory "
+                                      "per thread (spills or stack)", local_bytes));
+            }
+            float* ws = s.workspace_for(geometry.workspace_floats);
+            const GemmFn gemm = [&](cudaStream_t st, float al, const float* a, const float* b,
+                                    float be, float* c) {
+              SgemmArgs args{a, b, c, ws, key.m, key.n, key.k, key.lda, key.ldb, key.ldc, al, be, 1, 0};
+              kernel.launch(geometry, args, st);
+            };
+            const CheckResult check = checker.check(gemm, timing_seed + 1000 + i);
+            rec.error = std::max(check.error_beta_zero, check.error_beta);
+            rec.message = check.message;
+            if (!check.passed) {
+              rec.outcome = Outcome::incorrect;
+            } else {
+              checker.fill_random(timing_seed);
+              const Measurement m = s.timer.screen([&](cudaStream_t st) {
+                gemm(st, alpha, checker.a(), checker.b(), beta, checker.c());
+              });
+              rec.screen = timing_record(m);
+              rec.outcome = Outcome::ok;
+              screened[i] = m.median_us;
+              cubins[i] = std::move(compiled.cubin);
+            }
+          } catch (const Error& e) {
+            const std::string what = e.what();
+            rec.outcome = what.find("OUT_OF_RESOURCES") != std::string::npos
+                              ? Outcome::resources_exceeded
+                              : Outcome::launch_failed;
+            rec.message = what;
+            if (context_is_broken()) {
+              s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
+              if (s.options.on_candidate) s.options.on_candidate(rec, false);
+              throw ContextLost(ErrorKind::cuda,
+                                fmt::format("candidate {} {} broke the CUDA context: {}", rec.family,
+                                            rec.config, what));
+            }
+          }
+        }
+        rec.outcome == Outcome::ok ? ++result.ok : ++result.failed;
+        s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
+        if (s.options.on_candidate) s.options.on_candidate(rec, false);
+        measure_s += seconds_since(measure_start);
+      }
+      p.done = result.measured;
+      for (const auto& [c, us] : screened)
+        if (p.best_us == 0 || us < p.best_us) p.best_us = us;
+      p.elapsed_s = seconds_since(started);
+      p.compile_wait_s = result.compile_wait_s;
+      p.measure_s = measure_s;
+      if (progress) progress(p);
+    }
+  }
 
   struct Scored {
     std::size_t index;
     double screen_us;
   };
   std::vector<Scored> scored;
-  std::map<std::size_t, std::string> cubins;  // kept for the finalists
-  Progress p{index, count, key.to_string(), 0, static_cast<int>(work.size()), 0, result.cublas_us,
-             "screen"};
-
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    const Work& w = work[i];
-    const Family& family = *w.candidate.family;
-    CandidateRecord rec;
-    rec.run_id = s.run_id;
-    rec.problem = key;
-    rec.family = family.name();
-    rec.config = w.config;
-    rec.template_hash = hashes[i];
-    rec.compile_options = w.options;
-
-    if (job_of[i] == SIZE_MAX) {
-      const CandidateRecord& old = finished.at({rec.family, rec.config + "|" + rec.template_hash});
-      ++result.resumed;
-      if (old.outcome == Outcome::ok && old.screen) {
-        scored.push_back({i, old.screen->median_us});
-        ++result.ok;
-      } else {
-        ++result.failed;
-      }
-    } else {
-      CompileResult compiled = pool.take(job_of[i]);
-      const LaunchGeometry geometry = family.geometry(w.candidate.knobs, key);
-      rec.registers = compiled.resources.registers;
-      rec.spill_bytes = compiled.resources.spill_store_bytes + compiled.resources.spill_load_bytes;
-      rec.smem_bytes = compiled.resources.static_smem_bytes + static_cast<int>(geometry.smem_bytes);
-      const int threads_per_block =
-          static_cast<int>(geometry.block.x * geometry.block.y * geometry.block.z);
-      if (!compiled.ok) {
-        rec.outcome = Outcome::compile_failed;
-        rec.message = compiled.log;
-      } else if (rec.spill_bytes > 0 || compiled.resources.stack_bytes > 0 ||
-                 rec.registers * threads_per_block > s.limits.regs_per_sm ||
-                 rec.smem_bytes > s.limits.smem_optin_bytes) {
-        rec.outcome = Outcome::resources_exceeded;
-        rec.message = fmt::format("{} registers x {} threads, {} bytes spilled, {} stack, {} smem",
-                                  rec.registers, threads_per_block, rec.spill_bytes,
-                                  compiled.resources.stack_bytes, rec.smem_bytes);
-      } else {
-        try {
-          // From here a kernel of ours runs: a supervisor watching for crashes and hangs needs
-          // to know which candidate is in flight.
-          if (s.options.on_candidate) s.options.on_candidate(rec, true);
-          SgemmKernel kernel(compiled.cubin);
-          // The loaded function's attributes are authoritative where the ptxas report is silent.
-          rec.registers = kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
-          const int local_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-          if (local_bytes > 0) {
-            throw Error(ErrorKind::internal,
-                        fmt::format("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {} bytes of local memory "
-                                    "per thread (spills or stack)", local_bytes));
-          }
-          float* ws = s.workspace_for(geometry.workspace_floats);
-          const GemmFn gemm = [&](cudaStream_t st, float al, const float* a, const float* b,
-                                  float be, float* c) {
-            SgemmArgs args{a, b, c, ws, key.m, key.n, key.k, key.lda, key.ldb, key.ldc, al, be, 1, 0};
-            kernel.launch(geometry, args, st);
-          };
-          const CheckResult check = checker.check(gemm, timing_seed + 1000 + i);
-          rec.error = std::max(check.error_beta_zero, check.error_beta);
-          rec.message = check.message;
-          if (!check.passed) {
-            rec.outcome = Outcome::incorrect;
-          } else {
-            checker.fill_random(timing_seed);
-            const Measurement m = s.timer.screen([&](cudaStream_t st) {
-              gemm(st, alpha, checker.a(), checker.b(), beta, checker.c());
-            });
-            rec.screen = timing_record(m);
-            rec.outcome = Outcome::ok;
-            scored.push_back({i, m.median_us});
-            cubins[i] = std::move(compiled.cubin);
-          }
-        } catch (const Error& e) {
-          const std::string what = e.what();
-          rec.outcome = what.find("OUT_OF_RESOURCES") != std::string::npos
-                            ? Outcome::resources_exceeded
-                            : Outcome::launch_failed;
-          rec.message = what;
-          if (context_is_broken()) {
-            s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
-            if (s.options.on_candidate) s.options.on_candidate(rec, false);
-            throw ContextLost(ErrorKind::cuda,
-                        fmt::format("candidate {} {} broke the CUDA context: {}", rec.family,
-                                    rec.config, what));
-          }
-        }
-      }
-      rec.outcome == Outcome::ok ? ++result.ok : ++result.failed;
-      s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
-      if (s.options.on_candidate) s.options.on_candidate(rec, false);
-    }
-    p.done = static_cast<int>(i + 1);
-    for (const Scored& sc : scored)
-      if (p.best_us == 0 || sc.screen_us < p.best_us) p.best_us = sc.screen_us;
-    if (progress) progress(p);
-  }
+  for (const auto& [i, us] : screened) scored.push_back({i, us});
 
   // Confirmation: the finalists and cuBLAS in interleaved rounds, one cold sample each per round.
   std::sort(scored.begin(), scored.end(),
@@ -359,9 +368,9 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   std::vector<LaunchFn> launches = {cublas_launch};
   for (std::size_t f = 0; f < n_final; ++f) {
     const std::size_t i = scored[f].index;
-    const Work& w = work[i];
+    const PlannedCandidate& w = work[i];
     if (!cubins.contains(i)) {  // resumed: compile again (the cubin was not kept)
-      CompileResult r = s.cache.compile(w.candidate.family->name() + ".cu", w.defines, s.device.arch());
+      CompileResult r = s.cache.compile(w.template_file, w.defines, s.device.arch());
       if (!r.ok) throw Error(ErrorKind::compile, fmt::format("{} no longer compiles:\n{}", w.config, r.log));
       cubins[i] = std::move(r.cubin);
     }
@@ -390,7 +399,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
 
   std::vector<Finalist> finalists;
   for (std::size_t f = 0; f < n_final; ++f) {
-    const Work& w = work[scored[f].index];
+    const PlannedCandidate& w = work[scored[f].index];
     const Measurement& m = rounds.kernels[f + 1];
     finalists.push_back({m.median_us, rounds.ratio_summary[f + 1].median, rounds.ratio_summary[f + 1].spread,
                          w.candidate.family->complexity(w.candidate.knobs)});
@@ -399,7 +408,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     rec.problem = key;
     rec.family = w.candidate.family->name();
     rec.config = w.config;
-    rec.template_hash = hashes[scored[f].index];
+    rec.template_hash = w.template_hash;
     rec.compile_options = w.options;
     for (const CandidateRecord& old : s.store.candidates(key, s.gpu, s.software))
       if (old.family == rec.family && old.config == rec.config && old.template_hash == rec.template_hash)
@@ -420,10 +429,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   winner.tie_band = verdict.tie_band;
   if (verdict.winner >= 0) {
     const std::size_t i = scored[verdict.winner].index;
-    const Work& w = work[i];
+    const PlannedCandidate& w = work[i];
     winner.family = w.candidate.family->name();
     winner.config = w.config;
-    winner.template_hash = hashes[i];
+    winner.template_hash = w.template_hash;
     winner.compile_options = w.options;
     winner.time_us = finalists[verdict.winner].median_us;
     winner.cubin.assign(cubins[i].begin(), cubins[i].end());
@@ -438,7 +447,9 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   result.winner_us = winner.time_us;
   result.tie_band = verdict.tie_band;
   result.reason = verdict.reason;
+  result.seconds = seconds_since(started);
   p.stage = "done";
+  p.elapsed_s = result.seconds;
   if (progress) progress(p);
   return result;
 }

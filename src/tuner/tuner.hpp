@@ -2,6 +2,7 @@
 // against cuBLAS -> screen -> confirm finalists interleaved with cuBLAS -> store everything.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "db/records.hpp"
 #include "space/family.hpp"
 #include "space/problem.hpp"
+#include "tuner/search_strategy.hpp"
 
 namespace sgt {
 
@@ -29,10 +31,15 @@ struct TuneOptions {
   std::string space_path = "configs/spaces";
   TuningSettings settings;
   int compile_threads = 0;       // 0: one per core
-  int max_candidates = 0;        // per problem, best-ranked first; 0: all
+  Strategy strategy = Strategy::model;
+  int max_candidates = 0;        // per problem; 0: all
+  double problem_seconds = 0;    // wall-time budget per problem; 0: none
+  // Wall-time budget of the whole run (across worker restarts); the epoch means none.
+  std::chrono::system_clock::time_point run_deadline{};
   std::uint64_t seed = 20261201; // data seed, recorded with the run
   bool retune = false;           // measure again what the database already has
   std::string command_line;      // provenance
+  std::string host;              // provenance; "" = this host's name
   std::string cache_dir;         // persistent compile cache ("" = memory only)
   // Called with started = true just before a candidate's kernel first runs, and with false once
   // its outcome is committed (crash and hang supervision).
@@ -42,10 +49,12 @@ struct TuneOptions {
 struct Progress {
   int problem_index = 0, problem_count = 0;
   std::string problem;  // ProblemKey::to_string()
-  int done = 0, total = 0;
+  int done = 0, total = 0;  // candidates of this problem; total is the search's budget
   double best_us = 0;    // best screened candidate so far (0: none yet)
   double cublas_us = 0;  // cuBLAS screened on the same data
   std::string stage;     // "screen", "confirm", "done"
+  // Seconds since the problem started, of which the GPU thread waited for compiles and measured.
+  double elapsed_s = 0, compile_wait_s = 0, measure_s = 0;
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
@@ -54,6 +63,9 @@ struct ProblemResult {
   int candidates = 0;  // implementable configurations of the space
   int pruned = 0;      // rejected by constraints before compiling
   int ok = 0, failed = 0, resumed = 0;
+  int measured = 0;    // candidates the search took (budget-limited), resumed ones included
+  std::string budget_note;  // set when a wall-time budget cut the search short
+  double seconds = 0, compile_wait_s = 0;
   std::string family = "cublas", config;  // the winner
   double winner_us = 0;
   double best_candidate_us = 0;  // the project's own best kernel, guard aside

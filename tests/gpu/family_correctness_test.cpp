@@ -73,6 +73,24 @@ TEST_P(FamilyCorrectness, PaddedLeadingDimensionsAndMisalignedPointers) {
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
+// A small sample at edge shapes for compute-sanitizer (racecheck slows every launch down by orders
+// of magnitude): two configurations, all four transposes, tile remainders and K < BK, padded
+// leading dimensions and a pointer offset by one float.
+TEST_P(FamilyCorrectness, SanitizerSample) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family(GetParam());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(testing::default_space_configs(family), 2))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T}) {
+        for (const auto& [m, n, k] : {std::array<int, 3>{33, 65, 3}, std::array<int, 3>{127, 129, 7},
+                                      std::array<int, 3>{1, 257, 129}, std::array<int, 3>{257, 1, 129}})
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+        cases.push_back({knobs, testing::make_problem(ta, tb, 100, 37, 515, 5, 1), 1});
+      }
+  EXPECT_GT(expect_correct(family, cases), 0);
+}
+
 std::vector<std::string> family_names() {
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());

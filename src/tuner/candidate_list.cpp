@@ -1,0 +1,40 @@
+#include "tuner/candidate_list.hpp"
+
+#include "jit/nvrtc_compiler.hpp"
+#include "jit/templates.hpp"
+#include "tuner/cost_model.hpp"
+
+namespace sgt {
+
+CandidateList plan_candidates(const SearchSpace& space, const DeviceLimits& limits,
+                              const ProblemKey& problem, const std::string& arch) {
+  const Enumeration all = enumerate(space, limits);
+  CandidateList list;
+  list.pruned = all.pruned;
+  const std::vector<std::string> base = base_compile_options(arch);
+  for (const Candidate& c : all.valid) {
+    if (!c.family->cannot_implement(c.knobs, problem).empty()) {
+      ++list.pruned;
+      continue;
+    }
+    PlannedCandidate p;
+    p.candidate = c;
+    p.defines = c.family->defines(c.knobs, problem);
+    p.config = knobs_to_string(c.knobs);
+    for (const std::string& o : base) p.options += (p.options.empty() ? "" : " ") + o;
+    for (const std::string& d : p.defines) p.options += " " + d;
+    p.template_file = c.family->name() + ".cu";
+    p.template_hash = template_hash(p.template_file);
+    p.predicted_us = estimate_cost(c.family->geometry(c.knobs, problem), problem, limits).time_us;
+    list.candidates.push_back(std::move(p));
+  }
+  return list;
+}
+
+const FamilySpace* family_space(const SearchSpace& space, const Family* family) {
+  for (const FamilySpace& f : space.families)
+    if (f.family == family) return &f;
+  return nullptr;
+}
+
+}  // namespace sgt

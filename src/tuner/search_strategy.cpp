@@ -1,0 +1,146 @@
+#include "tuner/search_strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "common/error.hpp"
+
+namespace sgt {
+namespace {
+
+constexpr int kLeaders = 4;           // local search looks around this many of the fastest
+constexpr std::size_t kLocalBatch = 8;  // candidates per local-search step
+constexpr double kModelShare = 0.75;  // of the budget, spent on the model's ranking first
+
+int position(const std::vector<int>& values, int v) {
+  const auto it = std::find(values.begin(), values.end(), v);
+  return it == values.end() ? -1 : static_cast<int>(it - values.begin());
+}
+
+}  // namespace
+
+Strategy parse_strategy(std::string_view name) {
+  if (name == "model") return Strategy::model;
+  if (name == "exhaustive") return Strategy::exhaustive;
+  if (name == "random") return Strategy::random;
+  throw Error(ErrorKind::invalid_value,
+              fmt::format("unknown search strategy '{}' (expected model, exhaustive or random)", name));
+}
+
+std::string strategy_name(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::model: return "model";
+    case Strategy::exhaustive: return "exhaustive";
+    case Strategy::random: return "random";
+  }
+  return "?";
+}
+
+bool are_neighbours(const Knobs& a, const Knobs& b, const FamilySpace& space) {
+  int differing = 0;
+  for (const auto& [name, values] : space.knobs) {
+    const auto x = a.find(name), y = b.find(name);
+    if (x == a.end() || y == b.end()) return false;
+    if (x->second == y->second) continue;
+    const int px = position(values, x->second), py = position(values, y->second);
+    if (px < 0 || py < 0 || std::abs(px - py) != 1) return false;
+    ++differing;
+  }
+  return differing >= 1 && differing <= 2;
+}
+
+SearchOrder::SearchOrder(Strategy strategy, const SearchSpace& space,
+                         const std::vector<PlannedCandidate>& candidates, int budget, std::uint64_t seed,
+                         std::vector<std::size_t> warm_start)
+    : strategy_(strategy),
+      space_(space),
+      candidates_(candidates),
+      seed_(seed),
+      warm_start_(std::move(warm_start)),
+      proposed_(candidates.size(), false) {
+  const int n = static_cast<int>(candidates.size());
+  budget_ = strategy == Strategy::exhaustive || budget <= 0 ? n : std::min(budget, n);
+  by_prediction_.resize(candidates.size());
+  for (std::size_t i = 0; i < by_prediction_.size(); ++i) by_prediction_[i] = i;
+  std::stable_sort(by_prediction_.begin(), by_prediction_.end(), [&](std::size_t a, std::size_t b) {
+    return candidates[a].predicted_us < candidates[b].predicted_us;
+  });
+}
+
+void SearchOrder::propose(std::size_t i, std::vector<std::size_t>& batch) {
+  if (i >= proposed_.size() || proposed_[i] || proposed_count_ >= budget_) return;
+  proposed_[i] = true;
+  ++proposed_count_;
+  batch.push_back(i);
+}
+
+std::vector<std::size_t> SearchOrder::next_batch(const std::map<std::size_t, double>& screened) {
+  std::vector<std::size_t> batch;
+  if (proposed_count_ >= budget_) return batch;
+  if (!started_) {
+    started_ = true;
+    switch (strategy_) {
+      case Strategy::exhaustive:
+        for (std::size_t i : by_prediction_) propose(i, batch);
+        break;
+      case Strategy::random: {
+        std::vector<std::size_t> order(candidates_.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::mt19937_64 rng(seed_);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t i : order) propose(i, batch);
+        break;
+      }
+      case Strategy::model: {
+        const int first = budget_ == static_cast<int>(candidates_.size())
+                              ? budget_
+                              : std::max(1, static_cast<int>(std::ceil(kModelShare * budget_)));
+        for (std::size_t i : warm_start_)
+          if (static_cast<int>(batch.size()) < first) propose(i, batch);
+        for (std::size_t i : by_prediction_)
+          if (static_cast<int>(batch.size()) < first) propose(i, batch);
+        break;
+      }
+    }
+    return batch;
+  }
+  if (strategy_ != Strategy::model) return batch;
+  return local_search(screened);
+}
+
+std::vector<std::size_t> SearchOrder::local_search(const std::map<std::size_t, double>& screened) {
+  std::vector<std::pair<double, std::size_t>> fastest;
+  for (const auto& [i, us] : screened) fastest.emplace_back(us, i);
+  std::sort(fastest.begin(), fastest.end());
+  if (fastest.size() > kLeaders) fastest.resize(kLeaders);
+
+  std::vector<std::size_t> batch;
+  // Unmeasured neighbours of the leaders, the best predicted first.
+  for (std::size_t i : by_prediction_) {
+    if (batch.size() >= kLocalBatch) break;
+    if (proposed_[i]) continue;
+    const Candidate& c = candidates_[i].candidate;
+    const FamilySpace* fs = family_space(space_, c.family);
+    for (const auto& [us, leader] : fastest) {
+      const Candidate& l = candidates_[leader].candidate;
+      if (fs && l.family == c.family && are_neighbours(c.knobs, l.knobs, *fs)) {
+        propose(i, batch);
+        break;
+      }
+    }
+  }
+  // No neighbour left: the rest of the budget follows the model's ranking.
+  if (batch.empty()) {
+    for (std::size_t i : by_prediction_) {
+      if (batch.size() >= kLocalBatch) break;
+      propose(i, batch);
+    }
+  }
+  return batch;
+}
+
+}  // namespace sgt
