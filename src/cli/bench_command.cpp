@@ -1,19 +1,23 @@
 // `sgemm-tune bench`: the dispatcher (libsgemm_dispatch, as an application calls it) against
-// cublasSgemm over a shape list, both checked and timed in the same interleaved rounds.
+// cublasSgemm and the best of cuBLASLt's top heuristic algorithms over a shape list, all checked
+// and timed in the same interleaved rounds.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
+#include "cli/bench_problem.hpp"
+#include "cli/bench_row.hpp"
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
 #include "config/shape_list.hpp"
 #include "config/tuning_settings.hpp"
 #include "cuda/cublas_handle.hpp"
+#include "cuda/cublaslt_gemm.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/stream.hpp"
 #include "measure/timer.hpp"
@@ -26,6 +30,7 @@ namespace {
 struct BenchArgs {
   std::string shapes, db, settings, json;
   std::uint64_t seed = 20261201;
+  int lt_algos = CublasLtGemm::kDefaultTopK;  // 0: no cuBLASLt comparison
 };
 
 // Device-to-device copy bandwidth, bytes read plus written per second (the memory ceiling).
@@ -68,59 +73,47 @@ int run_bench(const BenchArgs& a) {
   spdlog::info("{}: FP32 peak {:.1f} TFLOP/s at {} MHz, device copy {:.2f} TB/s", device.name,
                peak_tflops, device.default_clock_khz / 1000, copy_tbps);
 
+  std::unique_ptr<CublasLtGemm> lt;
+  if (a.lt_algos > 0) lt = std::make_unique<CublasLtGemm>();
+  const BenchContext ctx{settings, stream.get(), cublas, reference, utility, timer, lt.get(),
+                         a.lt_algos, peak_tflops, copy_tbps, a.seed};
+
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-40s %-7s %10s %10s %8s %9s %7s %7s %s\n", "problem", "path", "tuned us", "cuBLAS us",
-              "ratio", "TFLOP/s", "%peak", "%floor", "kernel");
-  std::vector<double> ratios;
+  std::printf("%s\n", bench_table_header(lt != nullptr).c_str());
+  std::vector<double> ratios, lt_ratios;
   for (const Shape& shape : shapes) {
     const ProblemKey& p = shape.problem.key;
-    const float alpha = shape.problem.alpha, beta = shape.problem.beta;
-    GemmChecker checker(p, utility, reference, stream.get(), settings.verify.tolerance_factor);
     const GemmFn dispatched = [&](cudaStream_t, float al, const float* x, const float* y, float be, float* c) {
       const sgemmStatus_t st = sgemmSgemm(handle, op(p.transa), op(p.transb), p.m, p.n, p.k, &al, x, p.lda,
                                           y, p.ldb, &be, c, p.ldc);
       if (st != SGEMM_STATUS_SUCCESS)
         throw Error(ErrorKind::internal, fmt::format("sgemmSgemm: {}", sgemmGetStatusString(st)));
     };
-    const CheckResult check = checker.check(dispatched, a.seed + 17);
-    checker.fill_random(a.seed);
-    const Interleaved rounds = timer.interleave(
-        {[&](cudaStream_t s) { cublas.sgemm(s, p, alpha, checker.a(), checker.b(), beta, checker.c()); },
-         [&](cudaStream_t s) { dispatched(s, alpha, checker.a(), checker.b(), beta, checker.c()); }},
-        a.seed);
+    BenchRow row = bench_problem(ctx, shape, dispatched);
     char description[1024] = {};
     sgemmDescribe(handle, op(p.transa), op(p.transb), p.m, p.n, p.k, p.lda, p.ldb, p.ldc, description,
                   sizeof description);
-    const nlohmann::json route = nlohmann::json::parse(description);
-    const double tuned_us = rounds.kernels[1].median_us, cublas_us = rounds.kernels[0].median_us;
-    const double ratio = 1.0 / rounds.ratio_summary[1].median;  // cuBLAS time / tuned time
-    const double tflops = flops(p) / (tuned_us * 1e6);
-    const double floor_us = roofline_floor_us(p, peak_tflops, copy_tbps);
-    ratios.push_back(ratio);
-    std::printf("%-40s %-7s %10.2f %10.2f %7.3fx %9.2f %6.1f%% %6.1f%% %s%s\n",
-                fmt::format("{}{} {}x{}x{}", op_char(p.transa), op_char(p.transb), p.m, p.n, p.k).c_str(),
-                route.value("source", "?").c_str(), tuned_us, cublas_us, ratio, tflops,
-                100 * tflops / peak_tflops, 100 * floor_us / tuned_us, route.value("family", "?").c_str(),
-                check.passed ? "" : "  INCORRECT");
-    rows.push_back({{"problem", p.to_string()}, {"label", shape.label}, {"transa", std::string(1, op_char(p.transa))},
-                    {"transb", std::string(1, op_char(p.transb))}, {"m", p.m}, {"n", p.n}, {"k", p.k},
-                    {"route", route}, {"tuned_us", tuned_us}, {"cublas_us", cublas_us}, {"ratio", ratio},
-                    {"ratio_spread", rounds.ratio_summary[1].spread}, {"rounds", rounds.rounds},
-                    {"tflops", tflops}, {"percent_peak", 100 * tflops / peak_tflops},
-                    {"floor_us", floor_us}, {"percent_floor", 100 * floor_us / tuned_us},
-                    {"correct", check.passed}, {"check", check.message},
-                    {"sm_clock_mhz", rounds.kernels[1].sm_clock_mhz}});
+    row.route = nlohmann::json::parse(description);
+    ratios.push_back(row.ratio);
+    if (row.lt.has_result()) lt_ratios.push_back(row.lt.ratio);
+    std::printf("%s\n", bench_table_line(row, lt != nullptr).c_str());
+    std::fflush(stdout);
+    rows.push_back(bench_row_json(row));
   }
-  double log_sum = 0;
-  for (double r : ratios) log_sum += std::log(r);
-  const double geomean = ratios.empty() ? 0 : std::exp(log_sum / ratios.size());
+  const double geomean = geometric_mean(ratios);
   std::printf("geomean ratio (cuBLAS time / tuned time): %.3f over %zu problems\n", geomean, ratios.size());
+  const double lt_geomean = geometric_mean(lt_ratios);
+  if (lt)
+    std::printf("geomean ratio (cuBLASLt best time / tuned time): %.3f over %zu problems\n", lt_geomean,
+                lt_ratios.size());
   sgemmDestroy(handle);
   if (!a.json.empty()) {
     const nlohmann::json doc = {{"device", device.name}, {"arch", device.arch()}, {"sm_count", device.sm_count},
                                 {"peak_tflops", peak_tflops}, {"copy_tbps", copy_tbps},
                                 {"database", a.db}, {"shapes", a.shapes}, {"seed", a.seed},
                                 {"clock_policy", timer.clock_policy()}, {"geomean_ratio", geomean},
+                                {"lt_algos", a.lt_algos},
+                                {"geomean_lt_ratio", lt ? nlohmann::json(lt_geomean) : nlohmann::json()},
                                 {"problems", rows}};
     std::ofstream(a.json) << doc.dump(2) << "\n";
   }
@@ -137,6 +130,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--settings", a->settings, "Measurement settings (default: configs/measure.yaml)");
   cmd->add_option("--json", a->json, "Also write the results as JSON to this file");
   cmd->add_option("--seed", a->seed, "Data seed");
+  cmd->add_option("--lt-algos", a->lt_algos,
+                  "Also time the best of cuBLASLt's top K heuristic algorithms (0: off)")
+      ->check(CLI::Range(0, 64));
   cmd->callback([a, &exit_code] {
     if (a->db.empty()) a->db = default_database_path();
     exit_code = run_bench(*a);

@@ -83,6 +83,23 @@ double fp64_error(const ProblemKey& p, const std::vector<float>& a, const std::v
 
 }  // namespace
 
+double fp64_error_of(const ProblemKey& p, const GemmFn& gemm, std::uint64_t seed) {
+  GpuEnv& env = gpu_env();
+  const cudaStream_t s = env.stream.get();
+  const auto count_a = static_cast<std::size_t>(elements_a(p));
+  const auto count_b = static_cast<std::size_t>(elements_b(p));
+  const auto count_c = static_cast<std::size_t>(elements_c(p));
+  DeviceBuffer<float> a(count_a), b(count_b), c(count_c);
+  env.utility.fill_uniform(s, a.get(), count_a, seed * 3 + 1);
+  env.utility.fill_uniform(s, b.get(), count_b, seed * 3 + 2);
+  UtilityKernels::poison(s, c.get(), count_c);
+  const float alpha = 1.5f;
+  gemm(s, alpha, a.get(), b.get(), 0.0f, c.get());
+  SGT_CUDA_CHECK(cudaStreamSynchronize(s));
+  return fp64_error(p, to_host(a.get(), count_a), to_host(b.get(), count_b),
+                    to_host(c.get(), count_c), alpha);
+}
+
 namespace {
 
 CaseOutcome check_case(const Family& family, const Case& c, const CompileResult& compiled) {

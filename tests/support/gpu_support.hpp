@@ -44,6 +44,10 @@ ProblemKey make_problem(Op ta, Op tb, int m, int n, int k, int pad = 0, int alig
 // one row, one column, and a moderately large one.
 std::vector<std::array<int, 3>> edge_shapes();
 
+// Normwise error (alpha 1.5, beta 0, C poisoned with NaN) of `gemm` against a host FP64 product
+// on fresh random data from the seed; for problems small enough for the host.
+double fp64_error_of(const ProblemKey& p, const GemmFn& gemm, std::uint64_t seed);
+
 struct CaseOutcome {
   bool compiled = false;
   std::string why_not;   // cannot_implement, compile log or launch error

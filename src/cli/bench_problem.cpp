@@ -1,0 +1,97 @@
+// One bench problem: verification first (fresh data per check), then one set of timing data
+// shared by every kernel, timed in interleaved rounds.
+#include "cli/bench_problem.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <optional>
+
+#include "common/error.hpp"
+
+namespace sgt::cli {
+namespace {
+
+// The heuristic's algorithms for the problem, each verified; a plan that fails leaves a note.
+std::optional<CublasLtPlan> plan_and_verify_lt(const BenchContext& ctx, const ProblemKey& p,
+                                               GemmChecker& checker, LtComparison& lt) {
+  lt.requested = ctx.lt_algos;
+  std::optional<CublasLtPlan> plan;
+  try {
+    plan.emplace(ctx.lt->plan(p, ctx.lt_algos));
+  } catch (const Error& e) {
+    lt.note = e.what();
+    spdlog::warn("cuBLASLt: {}", e.what());
+    return std::nullopt;
+  }
+  for (int i = 0; i < plan->size(); ++i) {
+    LtAlgorithmRow row;
+    row.index = i;
+    row.config = plan->algorithms()[static_cast<std::size_t>(i)].config;
+    row.workspace_bytes = plan->algorithms()[static_cast<std::size_t>(i)].workspace_bytes;
+    const GemmFn gemm = [&, i](cudaStream_t s, float al, const float* x, const float* y, float be,
+                               float* c) { ctx.lt->run(*plan, i, s, al, x, y, be, c); };
+    try {
+      const CheckResult check = checker.check(gemm, ctx.seed + 31 + static_cast<std::uint64_t>(i));
+      row.correct = check.passed;
+      row.check = check.message;
+    } catch (const Error& e) {
+      // A failing call (e.g. not supported at run time) disqualifies this algorithm only.
+      row.check = e.what();
+      SGT_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+    }
+    if (!row.correct)
+      spdlog::warn("cuBLASLt algorithm {} ({}) for {}: {}", i, row.config, p.to_string(),
+                   row.check);
+    lt.algorithms.push_back(std::move(row));
+  }
+  return plan;
+}
+
+}  // namespace
+
+BenchRow bench_problem(const BenchContext& ctx, const Shape& shape, const GemmFn& dispatched) {
+  const ProblemKey& p = shape.problem.key;
+  const float alpha = shape.problem.alpha, beta = shape.problem.beta;
+  BenchRow row;
+  row.problem = p;
+  row.label = shape.label;
+
+  GemmChecker checker(p, ctx.utility, ctx.reference, ctx.stream,
+                      ctx.settings.verify.tolerance_factor);
+  const CheckResult check = checker.check(dispatched, ctx.seed + 17);
+  row.correct = check.passed;
+  row.check = check.message;
+
+  std::optional<CublasLtPlan> plan;
+  if (ctx.lt && ctx.lt_algos > 0) plan = plan_and_verify_lt(ctx, p, checker, row.lt);
+
+  checker.fill_random(ctx.seed);
+  std::vector<LaunchFn> launches = {
+      [&](cudaStream_t s) {
+        ctx.cublas.sgemm(s, p, alpha, checker.a(), checker.b(), beta, checker.c());
+      },
+      [&](cudaStream_t s) { dispatched(s, alpha, checker.a(), checker.b(), beta, checker.c()); }};
+  constexpr int kDispatcher = 1, kFirstLt = 2;
+  for (const LtAlgorithmRow& a : row.lt.algorithms)
+    if (a.correct)
+      launches.push_back([&, i = a.index](cudaStream_t s) {
+        ctx.lt->run(*plan, i, s, alpha, checker.a(), checker.b(), beta, checker.c());
+      });
+  const Interleaved rounds = ctx.timer.interleave(launches, ctx.seed);
+
+  const Measurement& tuned = rounds.kernels[kDispatcher];
+  row.tuned_us = tuned.median_us;
+  row.cublas_us = rounds.kernels[0].median_us;
+  row.ratio = 1.0 / rounds.ratio_summary[kDispatcher].median;  // cuBLAS time / tuned time
+  row.ratio_spread = rounds.ratio_summary[kDispatcher].spread;
+  row.rounds = rounds.rounds;
+  row.tflops = flops(p) / (row.tuned_us * 1e6);
+  row.percent_peak = 100 * row.tflops / ctx.peak_tflops;
+  row.floor_us = roofline_floor_us(p, ctx.peak_tflops, ctx.copy_tbps);
+  row.percent_floor = 100 * row.floor_us / row.tuned_us;
+  row.sm_clock_mhz = tuned.sm_clock_mhz;
+  if (row.lt.requested > 0) summarize_lt(rounds, kDispatcher, kFirstLt, row.lt);
+  return row;
+}
+
+}  // namespace sgt::cli

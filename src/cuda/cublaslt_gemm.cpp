@@ -1,0 +1,137 @@
+// cuBLASLt SGEMM: column-major layouts with the problem's leading dimensions, transposes on the
+// matmul descriptor, C updated in place (D = C).
+#include "cuda/cublaslt_gemm.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "common/error.hpp"
+
+namespace sgt {
+namespace {
+
+cublasOperation_t to_cublas(Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }
+
+template <typename T>
+T algo_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
+  T value{};
+  std::size_t written = 0;
+  // An attribute this cuBLASLt does not know reads as 0 rather than failing the plan.
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof value, &written) !=
+      CUBLAS_STATUS_SUCCESS)
+    return T{};
+  return value;
+}
+
+std::string describe(const cublasLtMatmulAlgo_t& algo) {
+  return fmt::format("id={} tile={} stages={} splitk={} reduction={} swizzle={}",
+                     algo_config<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID),
+                     algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                     algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+                     algo_config<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                     algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
+                     algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING));
+}
+
+bool aligned(const void* p, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+}  // namespace
+
+CublasLtGemm::CublasLtGemm(std::size_t workspace_bytes) : workspace_(workspace_bytes) {
+  cublasLtHandle_t h = nullptr;
+  SGT_CUBLAS_CHECK(cublasLtCreate(&h));
+  handle_.reset(h);
+}
+
+CublasLtPlan CublasLtGemm::plan(const ProblemKey& p, int top_k) const {
+  if (const std::string why = validate(p); !why.empty())
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cuBLASLt plan for {}: {}", p.to_string(), why));
+  if (p.m == 0 || p.n == 0 || p.k == 0)
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cuBLASLt plan for {}: m, n and k must be at least 1", p.to_string()));
+  if (top_k < 1)
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cuBLASLt plan for {}: top_k must be at least 1, got {}", p.to_string(),
+                            top_k));
+
+  CublasLtPlan plan;
+  plan.problem_ = p;
+  plan.alignment_bytes_ = 4 * static_cast<std::size_t>(p.align);
+
+  cublasLtMatmulDesc_t desc = nullptr;
+  // CUBLAS_COMPUTE_32F is true FP32 (no TF32 tensor-core rounding of the inputs).
+  SGT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  plan.desc_.reset(desc);
+  const cublasOperation_t ta = to_cublas(p.transa), tb = to_cublas(p.transb);
+  SGT_CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+  SGT_CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+
+  // Layouts describe the operands as stored (before op()), column-major.
+  const auto layout = [](int rows, int cols, int ld) {
+    cublasLtMatrixLayout_t l = nullptr;
+    SGT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, static_cast<std::uint64_t>(rows),
+                                                static_cast<std::uint64_t>(cols), ld));
+    return CublasLtPlan::Layout(l);
+  };
+  plan.a_ = layout(rows_a(p), cols_a(p), p.lda);
+  plan.b_ = layout(rows_b(p), cols_b(p), p.ldb);
+  plan.c_ = layout(p.m, p.n, p.ldc);
+
+  cublasLtMatmulPreference_t pref_raw = nullptr;
+  SGT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
+  const detail::LtPtr<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> pref(pref_raw);
+  const std::size_t workspace = workspace_.bytes();
+  SGT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace));
+  // The heuristic otherwise assumes 256-byte aligned operands; the problem promises only its class.
+  const auto alignment = static_cast<std::uint32_t>(plan.alignment_bytes_);
+  for (const cublasLtMatmulPreferenceAttributes_t attribute :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+    SGT_CUBLAS_CHECK(
+        cublasLtMatmulPreferenceSetAttribute(pref_raw, attribute, &alignment, sizeof alignment));
+
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(top_k));
+  int returned = 0;
+  const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
+      handle_.get(), desc, plan.a_.get(), plan.b_.get(), plan.c_.get(), plan.c_.get(), pref_raw,
+      top_k, results.data(), &returned);
+  // NOT_SUPPORTED means no algorithm for this configuration: reported below as an empty list.
+  if (st != CUBLAS_STATUS_SUCCESS && st != CUBLAS_STATUS_NOT_SUPPORTED)
+    throw_cublas_error(st, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
+  for (int i = 0; st == CUBLAS_STATUS_SUCCESS && i < returned; ++i) {
+    const cublasLtMatmulHeuristicResult_t& r = results[static_cast<std::size_t>(i)];
+    if (r.state != CUBLAS_STATUS_SUCCESS || r.workspaceSize > workspace) continue;
+    plan.algorithms_.push_back({r.algo, r.workspaceSize, r.wavesCount, describe(r.algo)});
+  }
+  if (plan.algorithms_.empty())
+    throw Error(ErrorKind::not_supported,
+                fmt::format("cuBLASLt heuristic returned no algorithm for {}", p.to_string()));
+  return plan;
+}
+
+void CublasLtGemm::run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha,
+                       const float* a, const float* b, float beta, float* c) const {
+  if (index < 0 || index >= plan.size())
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cuBLASLt algorithm index {} out of range: the plan for {} has {}",
+                            index, plan.problem().to_string(), plan.size()));
+  if (!a || !b || !c) throw Error(ErrorKind::invalid_value, "cuBLASLt SGEMM: null operand pointer");
+  const std::size_t align = plan.alignment_bytes();
+  if (!aligned(a, align) || !aligned(b, align) || !aligned(c, align))
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cuBLASLt SGEMM: operands must be {}-byte aligned for {}", align,
+                            plan.problem().to_string()));
+  const LtAlgorithm& algorithm = plan.algorithms()[static_cast<std::size_t>(index)];
+  SGT_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), plan.desc_.get(), &alpha, a, plan.a_.get(), b,
+                                  plan.b_.get(), &beta, c, plan.c_.get(), c, plan.c_.get(),
+                                  &algorithm.algo, workspace_.get(), workspace_.bytes(), stream));
+}
+
+}  // namespace sgt

@@ -1,0 +1,87 @@
+// SGEMM through cuBLASLt: a handle with one workspace, per-problem plans holding the matmul and
+// layout descriptors and the heuristic's top algorithms, and running any of those algorithms.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cuda/device_buffer.hpp"
+#include "space/problem.hpp"
+
+namespace sgt {
+
+namespace detail {
+template <typename Handle, cublasStatus_t (*Destroy)(Handle)>
+struct LtDeleter {
+  void operator()(Handle h) const noexcept { Destroy(h); }
+};
+template <typename Handle, cublasStatus_t (*Destroy)(Handle)>
+using LtPtr = std::unique_ptr<std::remove_pointer_t<Handle>, LtDeleter<Handle, Destroy>>;
+}  // namespace detail
+
+// One algorithm the heuristic returned for a plan, as cuBLASLt describes it.
+struct LtAlgorithm {
+  cublasLtMatmulAlgo_t algo{};
+  std::size_t workspace_bytes = 0;  // what it needs, at most the handle's workspace
+  float waves = 0;                  // the heuristic's utilization estimate (1: one full wave)
+  std::string config;               // "id=21 tile=18 stages=0 splitk=1 reduction=0 swizzle=0"
+};
+
+// C = alpha op(A) op(B) + beta C for one problem: descriptors and the heuristic's candidates.
+class CublasLtPlan {
+ public:
+  const ProblemKey& problem() const noexcept { return problem_; }
+  // In the heuristic's order, best estimate first.
+  const std::vector<LtAlgorithm>& algorithms() const noexcept { return algorithms_; }
+  int size() const noexcept { return static_cast<int>(algorithms_.size()); }
+  // Every operand's base pointer must be aligned to this many bytes (4 x the problem's align).
+  std::size_t alignment_bytes() const noexcept { return alignment_bytes_; }
+
+ private:
+  friend class CublasLtGemm;
+  using Desc = detail::LtPtr<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
+  using Layout = detail::LtPtr<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
+
+  ProblemKey problem_;
+  std::size_t alignment_bytes_ = 4;
+  Desc desc_;
+  Layout a_, b_, c_;
+  std::vector<LtAlgorithm> algorithms_;
+};
+
+class CublasLtGemm {
+ public:
+  static constexpr std::size_t kDefaultWorkspaceBytes = std::size_t(32) << 20;
+  static constexpr int kDefaultTopK = 8;
+
+  // Creates the cuBLASLt handle and allocates the workspace, once for every plan and call.
+  explicit CublasLtGemm(std::size_t workspace_bytes = kDefaultWorkspaceBytes);
+
+  // The heuristic's top `top_k` algorithms for the problem, restricted to those that fit the
+  // workspace and the problem's alignment class. Pedantic FP32 math: CUBLAS_COMPUTE_32F, never
+  // CUBLAS_COMPUTE_32F_FAST_TF32, so results are comparable with the FP32 reference.
+  // Throws sgt::Error(invalid_value) for a malformed or empty problem or top_k < 1,
+  // sgt::Error(not_supported) when the heuristic returns no algorithm, sgt::Error(cublas) when a
+  // cuBLASLt call fails.
+  CublasLtPlan plan(const ProblemKey& problem, int top_k = kDefaultTopK) const;
+
+  // Enqueues algorithm `index` of the plan on the stream. Throws sgt::Error(invalid_value) for an
+  // index out of range, a null operand or one not aligned to plan.alignment_bytes(), and
+  // sgt::Error(cublas) when cublasLtMatmul fails.
+  void run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha, const float* a,
+           const float* b, float beta, float* c) const;
+
+  std::size_t workspace_bytes() const noexcept { return workspace_.bytes(); }
+
+ private:
+  detail::LtPtr<cublasLtHandle_t, cublasLtDestroy> handle_;
+  DeviceBuffer<char> workspace_;
+};
+
+}  // namespace sgt
