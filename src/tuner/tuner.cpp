@@ -21,6 +21,7 @@
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/sgemm_kernel.hpp"
 #include "jit/templates.hpp"
+#include "measure/operand_rotation.hpp"
 #include "measure/timer.hpp"
 #include "tuner/compile_pool.hpp"
 #include "tuner/cost_model.hpp"
@@ -218,9 +219,12 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   const std::uint64_t timing_seed = s.options.seed;
   const float alpha = problem.alpha, beta = problem.beta;
   checker.fill_random(timing_seed);
-  const LaunchFn cublas_launch = [&](cudaStream_t st) {
-    s.cublas.sgemm(st, key, alpha, checker.a(), checker.b(), beta, checker.c());
-  };
+  // The checker's buffers (cold-flush), or copies of them to rotate over (cache rotate).
+  const OperandRotation operands(key, {checker.a(), checker.b(), checker.c()},
+                                 s.options.settings.measure, s.stream.get());
+  const RotatingLaunch cublas_launch = operands.launch([&](cudaStream_t st, const OperandSet& o) {
+    s.cublas.sgemm(st, key, alpha, o.a, o.b, beta, o.c);
+  });
   result.cublas_us = s.timer.screen(cublas_launch).median_us;
 
   // Compile everything not already finished, on worker threads, in candidate order.
@@ -316,9 +320,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
             rec.outcome = Outcome::incorrect;
           } else {
             checker.fill_random(timing_seed);
-            const Measurement m = s.timer.screen([&](cudaStream_t st) {
-              gemm(st, alpha, checker.a(), checker.b(), beta, checker.c());
-            });
+            const Measurement m =
+                s.timer.screen(operands.launch([&](cudaStream_t st, const OperandSet& o) {
+                  gemm(st, alpha, o.a, o.b, beta, o.c);
+                }));
             rec.screen = timing_record(m);
             rec.outcome = Outcome::ok;
             scored.push_back({i, m.median_us});
@@ -356,7 +361,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       std::min<std::size_t>(scored.size(), std::max(1, s.options.settings.measure.finalists));
   std::vector<std::unique_ptr<SgemmKernel>> kernels;
   std::vector<LaunchGeometry> geometries;
-  std::vector<LaunchFn> launches = {cublas_launch};
+  std::vector<RotatingLaunch> launches = {cublas_launch};
   for (std::size_t f = 0; f < n_final; ++f) {
     const std::size_t i = scored[f].index;
     const Work& w = work[i];
@@ -372,11 +377,11 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   for (const LaunchGeometry& g : geometries) workspace_floats = std::max(workspace_floats, g.workspace_floats);
   float* ws = s.workspace_for(workspace_floats);
   for (std::size_t f = 0; f < n_final; ++f) {
-    launches.push_back([&, f](cudaStream_t st) {
-      SgemmArgs args{checker.a(), checker.b(), checker.c(), ws, key.m, key.n, key.k,
+    launches.push_back(operands.launch([&, f](cudaStream_t st, const OperandSet& o) {
+      SgemmArgs args{o.a, o.b, o.c, ws, key.m, key.n, key.k,
                      key.lda, key.ldb, key.ldc, alpha, beta, 1, 0};
       kernels[f]->launch(geometries[f], args, st);
-    });
+    }));
   }
   p.stage = "confirm";
   if (progress) progress(p);
