@@ -25,6 +25,7 @@
 #include "measure/timer.hpp"
 #include "tuner/compile_pool.hpp"
 #include "tuner/cost_model.hpp"
+#include "tuner/measurement_record.hpp"
 #include "jit/compile_cache.hpp"
 #include "tuner/winner_selection.hpp"
 #include "verify/gemm_checker.hpp"
@@ -70,11 +71,6 @@ std::string join(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : " ") + p;
   return out;
-}
-
-TimingRecord timing_record(const Measurement& m) {
-  return {m.median_us, m.min_us, m.mean_us, m.stdev_us, static_cast<int>(m.samples_us.size()),
-          m.discarded, m.sm_clock_mhz};
 }
 
 // Whether the CUDA context survived: after an illegal address every later call fails.
@@ -411,6 +407,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
         rec = old;
     rec.final = timing_record(m);
     rec.cublas_us = result.cublas_us;
+    rec.cublas_conditions = measure_conditions(rounds.kernels[0]);
     s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
     if (result.best_candidate_us == 0 || m.median_us < result.best_candidate_us)
       result.best_candidate_us = m.median_us;
