@@ -74,7 +74,7 @@ struct Measurement {
   // Provenance.
   double rel_stdev = 0;  // stdev / mean of the accepted samples
   double max_us = 0;
-  double gpu_time_s = 0;      // sum of accepted samples
+  double gpu_time_s = 0;      // GPU time of the accepted samples (a rotated batch counts whole)
   double wall_time_s = 0;     // host time the whole measurement took (warm-up included)
   std::string stop_reason;    // "noise", "converged", "timeout", "budget", "rounds"
   int discarded_clock = 0;    // of `discarded`: below throttle_fraction x default clock

@@ -222,6 +222,7 @@ Timer::Sample Timer::cold_sample(Slot& slot, bool rotate, bool probe) {
   Sample s;
   const double batch_us = static_cast<double>(stop_.elapsed_ms_since(start_)) * 1e3;
   s.gpu_us = batch_us / launches;
+  s.launches = launches;
   if (with_probe) {
     const ProbeStamp& before = probe_->stamp(0);
     const ProbeStamp& after = probe_->stamp(1);
@@ -267,7 +268,7 @@ Measurement Timer::screen(const RotatingLaunch& launch) {
          static_cast<int>(m.samples_us.size()) < settings_.screen_min_samples) {
     const Sample s = cold_sample(slot, rotate, false);
     m.samples_us.push_back(s.gpu_us);
-    gpu_ms += s.gpu_us * 1e-3;
+    gpu_ms += s.gpu_us * s.launches * 1e-3;
     if (elapsed_s() > settings_.timeout_s) {
       add_warning(m.warnings, "screening timed out");
       break;
@@ -278,6 +279,7 @@ Measurement Timer::screen(const RotatingLaunch& launch) {
   tally.fill(m);
   m.sm_clock_mhz = m.sm_clock_min_mhz = m.sm_clock_max_mhz = read_clock_mhz();
   fill_statistics(m);
+  m.gpu_time_s = gpu_ms * 1e-3;
   m.wall_time_s = elapsed_s();
   return m;
 }
@@ -288,6 +290,7 @@ Measurement Timer::measure(const RotatingLaunch& launch) {
   m.clock_policy = clock_policy();
   Slot slot{&launch};
   const bool rotate = can_rotate({launch}, m.warnings);
+  const int launches = rotate ? launch.sets : 1;  // per sample
   m.cache = cache_name(slot, rotate);
   prime(slot);
   if (!warm_until_stable(slot)) add_warning(m.warnings, "SM clock not stable after warm-up");
@@ -325,7 +328,7 @@ Measurement Timer::measure(const RotatingLaunch& launch) {
     } else {
       consecutive_braked = 0;
       for (std::size_t i = 0; i < pending_us.size(); ++i) {
-        rule.add_sample(pending_us[i] * 1e-6);
+        rule.add_sample(pending_us[i] * 1e-6, pending_us[i] * launches * 1e-6);
         m.samples_us.push_back(pending_us[i]);
         clocks.push_back(pending_clock[i]);
         spans.push_back(pending_span[i]);
@@ -353,6 +356,7 @@ Measurement Timer::measure(const RotatingLaunch& launch) {
   clock_stats(m, clocks, spans);
   if (m.discarded > 0) add_warning(m.warnings, fmt::format("{} samples discarded", m.discarded));
   fill_statistics(m);
+  m.gpu_time_s = rule.gpu_time_s();
   m.wall_time_s = elapsed_s();
   return m;
 }
@@ -417,7 +421,7 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
         clocks[k].push_back(round[k].clock_mhz);
         spans[k].push_back(round[k].span_mhz);
         result.ratios[k].push_back(round[k].gpu_us / round[0].gpu_us);
-        kept_gpu_s += round[k].gpu_us * 1e-6;
+        kept_gpu_s += round[k].gpu_us * round[k].launches * 1e-6;
       }
     }
     if ((reasons & kReasonGpuIdle) && rewarms < kMaxRewarms) {
@@ -446,6 +450,7 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
     reason_warnings(m);
     clock_stats(m, clocks[k], spans[k]);
     fill_statistics(m);
+    m.gpu_time_s *= rotate ? slots[k].launch->sets : 1;
     m.stop_reason = timed_out ? "timeout" : "rounds";
     m.wall_time_s = elapsed_s();
     if (!result.warnings.empty()) add_warning(m.warnings, result.warnings);

@@ -84,7 +84,8 @@ class Timer {
 
  private:
   struct Sample {
-    double gpu_us = 0;
+    double gpu_us = 0;     // of one launch
+    int launches = 1;      // in the timed batch: GPU time spent is gpu_us x launches
     double clock_mhz = 0;  // probes around the sample; 0: unknown
     double span_mhz = 0;   // SM 0's cycles across the sample (long samples only); 0: unknown
   };
