@@ -1,4 +1,4 @@
--- The tuning database, current schema (version 2): what a new file is created with. Older files
+-- The tuning database, current schema (version 3): what a new file is created with. Older files
 -- are brought here by migrations/NNNN_*.sql; the code sets PRAGMA user_version. Columns a
 -- migration added stay last in their table so both paths give the same tables.
 
@@ -87,6 +87,27 @@ CREATE TABLE candidates (
   final_sm_clock_mhz  REAL,
   cublas_us           REAL,  -- cuBLAS median measured in the same rounds
   error               REAL,  -- normwise error against cuBLAS (version 2)
+  screen_sm_clock_min_mhz   REAL,     -- version 3: conditions while measured (NULL: not observed)
+  screen_sm_clock_max_mhz   REAL,
+  screen_nvml_sm_clock_mhz  REAL,
+  screen_power_mw           REAL,     -- mW, mean of the NVML readings
+  screen_temperature_c      REAL,     -- C, highest NVML reading
+  screen_clock_reasons      INTEGER,  -- OR of NVML clock-event reason bits
+  screen_cache              TEXT,     -- 'cold-flush' or 'rotate:<copies>'
+  final_sm_clock_min_mhz    REAL,
+  final_sm_clock_max_mhz    REAL,
+  final_nvml_sm_clock_mhz   REAL,
+  final_power_mw            REAL,
+  final_temperature_c       REAL,
+  final_clock_reasons       INTEGER,
+  final_cache               TEXT,
+  cublas_sm_clock_min_mhz   REAL,
+  cublas_sm_clock_max_mhz   REAL,
+  cublas_nvml_sm_clock_mhz  REAL,
+  cublas_power_mw           REAL,
+  cublas_temperature_c      REAL,
+  cublas_clock_reasons      INTEGER,
+  cublas_cache              TEXT,
   UNIQUE (problem_id, gpu_id, software_id, family, config, template_hash)
 );
 CREATE INDEX candidates_run ON candidates (run_id);

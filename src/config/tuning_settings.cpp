@@ -32,6 +32,7 @@ std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
       {"clock_probe_window_us", &m.clock_probe_window_us},
       {"throttle_sleep_ms", &m.throttle_sleep_ms}, {"throttle_sleep_growth", &m.throttle_sleep_growth},
       {"throttle_sleep_max_ms", &m.throttle_sleep_max_ms}, {"nvml_round_ms", &m.nvml_round_ms},
+      {"cache", &m.cache}, {"rotate_max_mib", &m.rotate_max_mib},
   };
 }
 
@@ -75,6 +76,11 @@ TuningSettings parse_tuning_settings(const std::string& text, const std::string&
       throw Error(ErrorKind::invalid_value,
                   fmt::format("{}:{}: setting '{}' has an invalid value '{}' (must be finite and >= 0)",
                               file, line, key, value));
+    if (key == "cache" && value != "cold-flush" && value != "rotate")
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("{}:{}: setting 'cache' has an invalid value '{}' "
+                              "(cold-flush or rotate)",
+                              file, line, value));
   }
   return settings;
 }

@@ -37,11 +37,24 @@ struct SoftwareRecord {
   std::string driver, runtime, nvrtc, cublas;
 };
 
+// What was observed while a kernel was measured. Empty: not observed (no NVML, no clock probe,
+// or a row written before these were recorded).
+struct MeasureConditions {
+  std::optional<double> sm_clock_min_mhz, sm_clock_max_mhz;  // clock probe, accepted samples
+  std::optional<double> nvml_sm_clock_mhz;                   // mean NVML SM clock
+  std::optional<double> power_mw;                            // mean NVML power draw, mW
+  std::optional<double> temperature_c;                       // highest NVML GPU temperature, C
+  std::optional<std::uint64_t> clock_reasons;  // OR of the NVML clock-event (throttle) reasons
+  std::string cache;  // "cold-flush" or "rotate:<copies>"; "" not recorded
+  bool operator==(const MeasureConditions&) const = default;
+};
+
 // Timing summary of one kernel, in microseconds, with how it was measured.
 struct TimingRecord {
   double median_us = 0, min_us = 0, mean_us = 0, stdev_us = 0;
   int samples = 0, discarded = 0;
   double sm_clock_mhz = 0;  // mean observed SM clock over accepted samples (0: not observed)
+  MeasureConditions conditions;
 };
 
 struct RunRecord {
@@ -72,6 +85,7 @@ struct CandidateRecord {
   std::optional<TimingRecord> screen;  // short estimate
   std::optional<TimingRecord> final;   // full methodology (finalists only)
   std::optional<double> cublas_us;     // cuBLAS median measured in the same rounds
+  std::optional<MeasureConditions> cublas_conditions;  // ... and what was observed meanwhile
   std::optional<double> error;         // normwise error against cuBLAS pedantic FP32
 };
 

@@ -89,6 +89,24 @@ void bind_problem(Statement& s, const ProblemKey& p) {
       .bind(":align", p.align);
 }
 
+// The conditions columns (version 3) of each stage: <stage>_<field>, in this order.
+constexpr const char* condition_stages[] = {"screen", "final", "cublas"};
+constexpr const char* condition_fields[] = {"sm_clock_min_mhz", "sm_clock_max_mhz",
+                                            "nvml_sm_clock_mhz", "power_mw",
+                                            "temperature_c", "clock_reasons",
+                                            "cache"};
+constexpr int condition_field_count = 7;
+
+// Every conditions column through `pattern` ({0}: the column name), comma-separated.
+std::string condition_columns(const char* pattern) {
+  std::string out;
+  for (const char* stage : condition_stages)
+    for (const char* field : condition_fields)
+      out += (out.empty() ? "" : ", ") +
+             fmt::format(fmt::runtime(pattern), fmt::format("{}_{}", stage, field));
+  return out;
+}
+
 const std::string& candidate_columns() {
   static const std::string columns =
       std::string("c.id, c.run_id, ") + problem_columns +
@@ -97,10 +115,28 @@ const std::string& candidate_columns() {
       "c.screen_median_us, c.screen_min_us, c.screen_mean_us, c.screen_stdev_us, "
       "c.screen_samples, c.screen_discarded, c.screen_sm_clock_mhz, "
       "c.final_median_us, c.final_min_us, c.final_mean_us, c.final_stdev_us, "
-      "c.final_samples, c.final_discarded, c.final_sm_clock_mhz, c.cublas_us, c.error";
+      "c.final_samples, c.final_discarded, c.final_sm_clock_mhz, c.cublas_us, c.error, " +
+      condition_columns("c.{0}");
   return columns;
 }
-constexpr int candidate_column_count = 2 + problem_column_count + 25;
+constexpr int candidate_column_count = 2 + problem_column_count + 25 + 3 * condition_field_count;
+
+// One stage's conditions columns from column c; nullopt when every one is NULL.
+std::optional<MeasureConditions> read_conditions(const Statement& s, int c) {
+  bool any = false;
+  for (int i = 0; i < condition_field_count; ++i) any = any || !s.column_is_null(c + i);
+  if (!any) return std::nullopt;
+  MeasureConditions m;
+  m.sm_clock_min_mhz = s.column_optional_double(c);
+  m.sm_clock_max_mhz = s.column_optional_double(c + 1);
+  m.nvml_sm_clock_mhz = s.column_optional_double(c + 2);
+  m.power_mw = s.column_optional_double(c + 3);
+  m.temperature_c = s.column_optional_double(c + 4);
+  if (const auto bits = s.column_optional_int64(c + 5))
+    m.clock_reasons = static_cast<std::uint64_t>(*bits);
+  m.cache = s.column_text(c + 6);
+  return m;
+}
 
 // A timing group is stored whole or not at all; a NULL median means "not measured".
 std::optional<TimingRecord> read_timing(const Statement& s, int c) {
@@ -137,6 +173,11 @@ CandidateRecord read_candidate(const Statement& s) {
   c += 7;
   r.cublas_us = s.column_optional_double(c++);
   r.error = s.column_optional_double(c++);
+  if (r.screen) r.screen->conditions = read_conditions(s, c).value_or(MeasureConditions{});
+  c += condition_field_count;
+  if (r.final) r.final->conditions = read_conditions(s, c).value_or(MeasureConditions{});
+  c += condition_field_count;
+  r.cublas_conditions = read_conditions(s, c);
   return r;
 }
 
@@ -241,13 +282,15 @@ INSERT INTO candidates (run_id, problem_id, gpu_id, software_id, family, config,
   screen_median_us, screen_min_us, screen_mean_us, screen_stdev_us, screen_samples,
   screen_discarded, screen_sm_clock_mhz,
   final_median_us, final_min_us, final_mean_us, final_stdev_us, final_samples,
-  final_discarded, final_sm_clock_mhz, cublas_us, error)
+  final_discarded, final_sm_clock_mhz, cublas_us, error, )sql" +
+                           condition_columns("{0}") + R"sql()
 VALUES (:run_id, :problem_id, :gpu_id, :software_id, :family, :config, :template_hash,
   :compile_options, :outcome, :message, :registers, :spill_bytes, :smem_bytes,
   :screen_median_us, :screen_min_us, :screen_mean_us, :screen_stdev_us, :screen_samples,
   :screen_discarded, :screen_sm_clock_mhz,
   :final_median_us, :final_min_us, :final_mean_us, :final_stdev_us, :final_samples,
-  :final_discarded, :final_sm_clock_mhz, :cublas_us, :error)
+  :final_discarded, :final_sm_clock_mhz, :cublas_us, :error, )sql" +
+                           condition_columns(":{0}") + R"sql()
 ON CONFLICT (problem_id, gpu_id, software_id, family, config, template_hash) DO UPDATE SET
   run_id = excluded.run_id, compile_options = excluded.compile_options,
   outcome = excluded.outcome, message = excluded.message, registers = excluded.registers,
@@ -260,8 +303,8 @@ ON CONFLICT (problem_id, gpu_id, software_id, family, config, template_hash) DO 
   final_mean_us = excluded.final_mean_us, final_stdev_us = excluded.final_stdev_us,
   final_samples = excluded.final_samples, final_discarded = excluded.final_discarded,
   final_sm_clock_mhz = excluded.final_sm_clock_mhz, cublas_us = excluded.cublas_us,
-  error = excluded.error
-RETURNING id)sql"),
+  error = excluded.error, )sql" + condition_columns("{0} = excluded.{0}") +
+                           " RETURNING id"),
         // keep_cubin (import of a dump without cubins): a winner that is still the same kernel
         // keeps the cubin it has rather than losing it to NULL.
         winner_(db, R"sql(
@@ -338,6 +381,7 @@ ON CONFLICT (problem_id, gpu_name, gpu_arch, gpu_sm_count) DO UPDATE SET
         .bind(":error", c.error);
     bind_timing(s, "screen", c.screen);
     bind_timing(s, "final", c.final);
+    bind_conditions(s, "cublas", c.cublas_conditions);
     return returned_id(s);
   }
 
@@ -367,9 +411,32 @@ ON CONFLICT (problem_id, gpu_name, gpu_arch, gpu_sm_count) DO UPDATE SET
   }
 
  private:
+  static void bind_conditions(Statement& s, const std::string& stage,
+                              const std::optional<MeasureConditions>& m) {
+    auto name = [&](const char* field) { return ":" + stage + "_" + field; };
+    if (!m) {
+      for (const char* field : condition_fields) s.bind(name(field).c_str(), std::nullopt);
+      return;
+    }
+    std::optional<std::int64_t> reasons;
+    if (m->clock_reasons) reasons = static_cast<std::int64_t>(*m->clock_reasons);
+    s.bind(name("sm_clock_min_mhz").c_str(), m->sm_clock_min_mhz)
+        .bind(name("sm_clock_max_mhz").c_str(), m->sm_clock_max_mhz)
+        .bind(name("nvml_sm_clock_mhz").c_str(), m->nvml_sm_clock_mhz)
+        .bind(name("power_mw").c_str(), m->power_mw)
+        .bind(name("temperature_c").c_str(), m->temperature_c)
+        .bind(name("clock_reasons").c_str(), reasons);
+    if (m->cache.empty())
+      s.bind(name("cache").c_str(), std::nullopt);
+    else
+      s.bind(name("cache").c_str(), m->cache);
+  }
+
   static void bind_timing(Statement& s, const std::string& stage,
                           const std::optional<TimingRecord>& t) {
     auto name = [&](const char* field) { return ":" + stage + "_" + field; };
+    bind_conditions(s, stage,
+                    t ? std::optional<MeasureConditions>(t->conditions) : std::nullopt);
     if (!t) {
       for (const char* field :
            {"median_us", "min_us", "mean_us", "stdev_us", "samples", "discarded", "sm_clock_mhz"})
@@ -423,15 +490,33 @@ ordered_json problem_json(const ProblemKey& p) {
           {"align", p.align}};
 }
 
+// Only the fields observed; null when nothing was (older rows).
+ordered_json conditions_json(const MeasureConditions& m) {
+  ordered_json out = ordered_json::object();
+  auto put = [&](const char* key, const std::optional<double>& v) {
+    if (v) out[key] = json_number(*v);
+  };
+  put("sm_clock_min_mhz", m.sm_clock_min_mhz);
+  put("sm_clock_max_mhz", m.sm_clock_max_mhz);
+  put("nvml_sm_clock_mhz", m.nvml_sm_clock_mhz);
+  put("power_mw", m.power_mw);
+  put("temperature_c", m.temperature_c);
+  if (m.clock_reasons) out["clock_reasons"] = *m.clock_reasons;
+  if (!m.cache.empty()) out["cache"] = m.cache;
+  return out.empty() ? ordered_json(nullptr) : out;
+}
+
 ordered_json timing_json(const std::optional<TimingRecord>& t) {
   if (!t) return nullptr;
-  return {{"median_us", json_number(t->median_us)},
-          {"min_us", json_number(t->min_us)},
-          {"mean_us", json_number(t->mean_us)},
-          {"stdev_us", json_number(t->stdev_us)},
-          {"samples", t->samples},
-          {"discarded", t->discarded},
-          {"sm_clock_mhz", json_number(t->sm_clock_mhz)}};
+  ordered_json out = {{"median_us", json_number(t->median_us)},
+                      {"min_us", json_number(t->min_us)},
+                      {"mean_us", json_number(t->mean_us)},
+                      {"stdev_us", json_number(t->stdev_us)},
+                      {"samples", t->samples},
+                      {"discarded", t->discarded},
+                      {"sm_clock_mhz", json_number(t->sm_clock_mhz)}};
+  if (ordered_json c = conditions_json(t->conditions); !c.is_null()) out["conditions"] = c;
+  return out;
 }
 
 constexpr char base64_alphabet[] =
@@ -588,6 +673,22 @@ class Fields {
     out.samples = static_cast<int>(t.integer("samples", 0));
     out.discarded = static_cast<int>(t.integer("discarded", 0));
     out.sm_clock_mhz = t.number("sm_clock_mhz");
+    out.conditions = t.conditions("conditions").value_or(MeasureConditions{});
+    return out;
+  }
+
+  // Every field optional: dumps written before version 3, or without NVML, lack some.
+  std::optional<MeasureConditions> conditions(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    const Fields f(field(key), where(key));
+    MeasureConditions out;
+    out.sm_clock_min_mhz = f.optional_number("sm_clock_min_mhz");
+    out.sm_clock_max_mhz = f.optional_number("sm_clock_max_mhz");
+    out.nvml_sm_clock_mhz = f.optional_number("nvml_sm_clock_mhz");
+    out.power_mw = f.optional_number("power_mw");
+    out.temperature_c = f.optional_number("temperature_c");
+    if (f.has("clock_reasons")) out.clock_reasons = f.unsigned_integer("clock_reasons");
+    if (f.has("cache")) out.cache = f.text("cache");
     return out;
   }
 
@@ -886,6 +987,10 @@ std::string TuningStore::export_json(const ExportOptions& options) {
           {"final", timing_json(rec.final)},
           {"cublas_us", json_optional(rec.cublas_us)},
           {"error", json_optional(rec.error)}};
+      if (rec.cublas_conditions) {
+        if (ordered_json cc = conditions_json(*rec.cublas_conditions); !cc.is_null())
+          row["cublas_conditions"] = cc;
+      }
       candidates.push_back(std::move(row));
     }
   }
@@ -1063,6 +1168,7 @@ ImportSummary TuningStore::import_json(std::string_view text) {
       c.final = f.timing("final");
       c.cublas_us = f.optional_number("cublas_us");
       c.error = f.optional_number("error");
+      c.cublas_conditions = f.conditions("cublas_conditions");
       w.candidate(run_id, w.problem(c.problem), gpu_id, software_id, c);
       ++summary.candidates;
     }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,13 @@ namespace sgt {
 
 // Enqueues the work to be timed on the given stream; must not synchronize or allocate.
 using LaunchFn = std::function<void(cudaStream_t)>;
+
+// The same, with operand set `set` (0 <= set < sets): the Timer picks the set, so that with
+// cache "rotate" consecutive launches read and write different copies of A, B and C.
+struct RotatingLaunch {
+  std::function<void(cudaStream_t, int set)> fn;
+  int sets = 1;
+};
 
 struct MeasureSettings {
   // Screening: a short estimate per candidate.
@@ -43,6 +51,11 @@ struct MeasureSettings {
   double min_round_time_s = 0.6;
   std::string clock_policy = "observe";  // "observe" | "lock"
   std::string lock_clocks;               // "base" | "max" | "<MHz>" with policy lock
+  // How a sample avoids finding its operands in L2: "cold-flush" (one launch after a memset of
+  // 2 x L2) or "rotate" (a batch of back-to-back launches over copies of A, B, C totalling at
+  // least 3 x L2; falls back to cold-flush when a launch has one set).
+  std::string cache = "cold-flush";
+  double rotate_max_mib = 8192;  // device memory the rotating copies may take, MiB
 };
 
 // NVML clock-event reasons (nvmlClocksEventReason*), as the methodology uses them.
@@ -61,7 +74,7 @@ struct Measurement {
   // Provenance.
   double rel_stdev = 0;  // stdev / mean of the accepted samples
   double max_us = 0;
-  double gpu_time_s = 0;      // sum of accepted samples
+  double gpu_time_s = 0;      // GPU time of the accepted samples (a rotated batch counts whole)
   double wall_time_s = 0;     // host time the whole measurement took (warm-up included)
   std::string stop_reason;    // "noise", "converged", "timeout", "budget", "rounds"
   int discarded_clock = 0;    // of `discarded`: below throttle_fraction x default clock
@@ -70,12 +83,14 @@ struct Measurement {
   double sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;  // over accepted samples (probe)
   // SM 0's cycles / globaltimer across samples >= min_clock_sample_us (0: none that long).
   double sm_clock_span_mhz = 0;
-  bool nvml = false;                     // NVML fields below are valid
-  double nvml_sm_clock_mhz = 0;          // mean of NVML SM clock readings
-  double power_w = 0;                    // mean of NVML power readings
-  double temperature_c = 0;              // highest NVML temperature reading
-  std::uint64_t reasons_seen = 0;        // OR of all NVML clock-event reasons read
+  // NVML readings around the samples; empty where NVML (or that query) is unavailable.
+  bool nvml = false;                            // at least one NVML value was read
+  std::optional<double> nvml_sm_clock_mhz;      // mean of the SM clock readings
+  std::optional<double> power_mw;               // mean of the power readings, mW
+  std::optional<double> temperature_c;          // highest GPU temperature reading, C
+  std::optional<std::uint64_t> reasons_seen;    // OR of the clock-event reasons read
   std::string clock_policy = "observe";  // "observe", or "lock:<MHz>" when locked
+  std::string cache = "cold-flush";      // "cold-flush", or "rotate:<copies>" as measured
 };
 
 // Summary of per-round paired ratios (kernel time / reference time).

@@ -116,6 +116,8 @@ Nvml::Nvml(const std::string& uuid, int index) : api_(std::make_unique<Api>()) {
   device_ = device;
   std::string absent;
   if (!a.reasons) absent += " clock-event reasons";
+  if (!a.power_usage) absent += " power";
+  if (!a.temperature) absent += " temperature";
   if (!a.set_gpu_locked || !a.reset_gpu_locked) absent += " locked clocks";
   message_ = fmt::format("NVML on: {}{}{}", path_, absent.empty() ? "" : "; missing:", absent);
 }
@@ -135,7 +137,7 @@ NvmlReading Nvml::read() const {
   if (a.clock_info && a.clock_info(device_, kNvmlClockMem, &value) == kNvmlSuccess)
     r.mem_clock_mhz = value;
   if (a.power_usage && a.power_usage(device_, &value) == kNvmlSuccess) r.power_w = value * 1e-3;
-  if (a.temperature && a.temperature(device_, 0 /* NVML_TEMPERATURE_GPU */, &value) == kNvmlSuccess)
+  if (a.temperature && a.temperature(device_, kNvmlTemperatureGpu, &value) == kNvmlSuccess)
     r.temperature_c = value;
   unsigned long long reasons = 0;
   if (a.reasons && a.reasons(device_, &reasons) == kNvmlSuccess) r.reasons = reasons;

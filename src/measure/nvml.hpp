@@ -19,13 +19,15 @@ inline constexpr int kNvmlErrorFunctionNotFound = 13;  // also: our symbol looku
 inline constexpr unsigned kNvmlClockGraphics = 0;
 inline constexpr unsigned kNvmlClockSm = 1;
 inline constexpr unsigned kNvmlClockMem = 2;
+// nvmlTemperatureSensors_t: NVML_TEMPERATURE_GPU
+inline constexpr unsigned kNvmlTemperatureGpu = 0;
 // nvmlClockLimitId_t: pass to lock_gpu_clocks to lock at the base (TDP) clock.
 inline constexpr unsigned kNvmlClockLimitTdp = 0xffffff01u;
 
 // One NVML reading; a field is empty when its query failed or is unavailable.
 struct NvmlReading {
   std::optional<unsigned> sm_clock_mhz, mem_clock_mhz;
-  std::optional<double> power_w;
+  std::optional<double> power_w;  // nvmlDeviceGetPowerUsage (mW) / 1000
   std::optional<unsigned> temperature_c;
   std::optional<std::uint64_t> reasons;  // clock-event (throttle) reasons bit mask
 };

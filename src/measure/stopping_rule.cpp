@@ -35,12 +35,12 @@ StoppingLimits StoppingLimits::from(const MeasureSettings& settings) {
   return limits;
 }
 
-void StoppingRule::add_sample(double gpu_time_s) {
+void StoppingRule::add_sample(double sample_s, double spent_s) {
   ++count_;
-  total_s_ += gpu_time_s;
-  const double delta = gpu_time_s - mean_;
+  total_s_ += spent_s;
+  const double delta = sample_s - mean_;
   mean_ += delta / static_cast<double>(count_);
-  m2_ += delta * (gpu_time_s - mean_);
+  m2_ += delta * (sample_s - mean_);
   const double current = noise();
   if (std::isfinite(current)) {
     noise_history_.push_back(current);

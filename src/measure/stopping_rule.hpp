@@ -35,7 +35,10 @@ class StoppingRule {
   explicit StoppingRule(const StoppingLimits& limits) : limits_(limits) {}
 
   // One accepted sample of GPU time, in seconds.
-  void add_sample(double gpu_time_s);
+  void add_sample(double gpu_time_s) { add_sample(gpu_time_s, gpu_time_s); }
+  // A sample whose value is not all the GPU time it took (one launch of a timed batch): the
+  // statistics use sample_s, min_time_s counts spent_s.
+  void add_sample(double sample_s, double spent_s);
   // True once the rule is satisfied or the timeout passed; `wall_elapsed_s` is the host time
   // since the measurement began (discarded samples and sleeps count here, not in GPU time).
   bool should_stop(double wall_elapsed_s);

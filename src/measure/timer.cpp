@@ -1,4 +1,5 @@
-// Timer: warm-up, cold samples, throttle rule, NVML rounds, stopping rule and interleaving.
+// Timer: warm-up, cold samples (flushed or rotated), throttle rule, NVML rounds, stopping rule
+// and interleaving.
 #include "measure/timer.hpp"
 
 #include <fmt/format.h>
@@ -29,11 +30,17 @@ void add_warning(std::string& warnings, const std::string& text) {
 
 // Warnings from the NVML reasons seen over a whole measurement.
 void reason_warnings(Measurement& m) {
-  if (m.reasons_seen & kReasonSwPowerCap) add_warning(m.warnings, "SwPowerCap seen");
-  if (m.reasons_seen & kReasonBrakeMask) {
-    add_warning(m.warnings, fmt::format("throttle reasons seen: {}",
-                                        reason_names(m.reasons_seen & kReasonBrakeMask)));
+  const std::uint64_t seen = m.reasons_seen.value_or(0);
+  if (seen & kReasonSwPowerCap) add_warning(m.warnings, "SwPowerCap seen");
+  if (seen & kReasonBrakeMask) {
+    add_warning(m.warnings,
+                fmt::format("throttle reasons seen: {}", reason_names(seen & kReasonBrakeMask)));
   }
+}
+
+// The fixed-signature launch the LaunchFn overloads time: one operand set.
+RotatingLaunch single_set(const LaunchFn& launch) {
+  return {[&launch](cudaStream_t stream, int) { launch(stream); }, 1};
 }
 
 std::vector<double> known(const std::vector<double>& clocks) {
@@ -67,28 +74,32 @@ double throttle_sleep_ms(int consecutive, const MeasureSettings& settings) {
   return std::min(ms, settings.throttle_sleep_max_ms);
 }
 
-std::uint64_t Timer::NvmlTally::add(const NvmlReading& r) {
+std::uint64_t NvmlTally::add(const NvmlReading& r) {
   if (r.sm_clock_mhz) {
-    clock_sum += *r.sm_clock_mhz;
-    ++clock_count;
+    clock_sum_ += *r.sm_clock_mhz;
+    ++clock_count_;
   }
   if (r.power_w) {
-    power_sum += *r.power_w;
-    ++power_count;
+    power_sum_mw_ += *r.power_w * 1e3;
+    ++power_count_;
   }
-  if (r.temperature_c) temperature_max = std::max<double>(temperature_max, *r.temperature_c);
-  any = any || r.sm_clock_mhz || r.power_w || r.temperature_c || r.reasons;
-  const std::uint64_t bits = r.reasons.value_or(0);
-  reasons |= bits;
-  return bits;
+  if (r.temperature_c)
+    temperature_max_ = std::max<double>(temperature_max_.value_or(0), *r.temperature_c);
+  if (r.reasons) reasons_ = reasons_.value_or(0) | *r.reasons;
+  return r.reasons.value_or(0);
 }
 
-void Timer::NvmlTally::fill(Measurement& m) const {
-  m.nvml = any;
-  if (clock_count) m.nvml_sm_clock_mhz = clock_sum / clock_count;
-  if (power_count) m.power_w = power_sum / power_count;
-  m.temperature_c = temperature_max;
-  m.reasons_seen |= reasons;
+void NvmlTally::fill(Measurement& m) const {
+  m.nvml = clock_count_ || power_count_ || temperature_max_ || reasons_;
+  if (clock_count_) m.nvml_sm_clock_mhz = clock_sum_ / clock_count_;
+  if (power_count_) m.power_mw = power_sum_mw_ / power_count_;
+  m.temperature_c = temperature_max_;
+  if (reasons_) m.reasons_seen = m.reasons_seen.value_or(0) | *reasons_;
+}
+
+void Timer::Slot::run(cudaStream_t stream) {
+  launch->fn(stream, next);
+  next = (next + 1) % std::max(launch->sets, 1);
 }
 
 Timer::Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStream_t stream)
@@ -97,6 +108,14 @@ Timer::Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStre
     throw Error(ErrorKind::invalid_value,
                 fmt::format("clock_policy '{}': expected observe or lock", settings_.clock_policy));
   }
+  if (settings_.cache != "cold-flush" && settings_.cache != "rotate") {
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cache '{}': expected cold-flush or rotate", settings_.cache));
+  }
+  notes_.push_back(settings_.cache == "rotate"
+                       ? "cache rotate: back-to-back batches over operand copies >= 3 x L2"
+                       : fmt::format("cache cold-flush: {:.1f} MiB memset before every sample",
+                                     flusher_.bytes() / double(1 << 20)));
   try {
     probe_ = std::make_unique<ClockProbe>(device_, settings_.clock_probe_window_us);
   } catch (const Error& e) {
@@ -123,19 +142,34 @@ double Timer::read_clock_mhz() { return probe_ ? probe_->read_mhz(stream_) : 0; 
 
 NvmlReading Timer::nvml_read() const { return nvml_ ? nvml_->read() : NvmlReading{}; }
 
-void Timer::prime(const LaunchFn& launch) {
-  launch(stream_);
+bool Timer::can_rotate(const std::vector<RotatingLaunch>& launches, std::string& warnings) const {
+  if (settings_.cache != "rotate") return false;
+  for (const RotatingLaunch& l : launches) {
+    if (l.sets < 2) {
+      add_warning(warnings, "cache rotate: a launch has one operand set, cold-flush instead");
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Timer::cache_name(const Slot& slot, bool rotate) const {
+  return rotate ? fmt::format("rotate:{}", slot.launch->sets) : "cold-flush";
+}
+
+void Timer::prime(Slot& slot) {
+  slot.run(stream_);
   SGT_CUDA_CHECK(cudaStreamSynchronize(stream_));
   SGT_CUDA_CHECK_LAST();
 }
 
-double Timer::run_hot(const LaunchFn& launch, double min_ms) {
+double Timer::run_hot(Slot& slot, double min_ms) {
   double total_ms = 0;
   int batch = 1;
   const double started = now_s();
   while (total_ms < min_ms) {
     start_.record(stream_);
-    for (int i = 0; i < batch; ++i) launch(stream_);
+    for (int i = 0; i < batch; ++i) slot.run(stream_);
     stop_.record(stream_);
     stop_.synchronize();
     const double ms = stop_.elapsed_ms_since(start_);
@@ -149,11 +183,11 @@ double Timer::run_hot(const LaunchFn& launch, double min_ms) {
   return total_ms;
 }
 
-bool Timer::warm_until_stable(const LaunchFn& launch) {
+bool Timer::warm_until_stable(Slot& slot) {
   const double started = now_s();
   double warm_ms = 0, previous_mhz = 0;
   while (true) {
-    warm_ms += run_hot(launch, std::min(5.0, settings_.warmup_min_ms));
+    warm_ms += run_hot(slot, std::min(5.0, settings_.warmup_min_ms));
     if (!probe_) {
       if (warm_ms >= settings_.warmup_min_ms) return true;
       continue;
@@ -168,13 +202,16 @@ bool Timer::warm_until_stable(const LaunchFn& launch) {
   }
 }
 
-Timer::Sample Timer::cold_sample(const LaunchFn& launch, bool probe) {
+Timer::Sample Timer::cold_sample(Slot& slot, bool rotate, bool probe) {
   const bool with_probe = probe && probe_;
-  flusher_.flush(stream_);
+  // Rotating: no flush; each launch of the batch uses the next set, so none finds its operands
+  // in L2 (the sets total >= 3 x L2), and the next sample goes on where this one stopped.
+  const int launches = rotate ? slot.launch->sets : 1;
+  if (!rotate) flusher_.flush(stream_);
   std::uint64_t seq0 = 0, seq1 = 0;
   if (with_probe) seq0 = probe_->record(stream_, 0);
   start_.record(stream_);
-  launch(stream_);
+  for (int i = 0; i < launches; ++i) slot.run(stream_);
   stop_.record(stream_);
   if (with_probe) {
     seq1 = probe_->record(stream_, 1);
@@ -183,7 +220,9 @@ Timer::Sample Timer::cold_sample(const LaunchFn& launch, bool probe) {
   SGT_CUDA_CHECK(cudaStreamSynchronize(stream_));
   SGT_CUDA_CHECK_LAST();
   Sample s;
-  s.gpu_us = static_cast<double>(stop_.elapsed_ms_since(start_)) * 1e3;
+  const double batch_us = static_cast<double>(stop_.elapsed_ms_since(start_)) * 1e3;
+  s.gpu_us = batch_us / launches;
+  s.launches = launches;
   if (with_probe) {
     const ProbeStamp& before = probe_->stamp(0);
     const ProbeStamp& after = probe_->stamp(1);
@@ -192,7 +231,7 @@ Timer::Sample Timer::cold_sample(const LaunchFn& launch, bool probe) {
     // end of one probe to the start of the next) is kept as provenance for long samples only.
     const double a = probe_mhz(before, seq0), b = probe_mhz(after, seq1);
     s.clock_mhz = (a > 0 && b > 0) ? (a + b) / 2 : std::max(a, b);
-    if (s.gpu_us >= settings_.min_clock_sample_us)
+    if (batch_us >= settings_.min_clock_sample_us)
       s.span_mhz = between_mhz(before, seq0, after, seq1);
   }
   return s;
@@ -203,36 +242,58 @@ void Timer::throttle_pause(int consecutive) {
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }
 
-Measurement Timer::screen(const LaunchFn& launch) {
+Measurement Timer::screen(const LaunchFn& launch) { return screen(single_set(launch)); }
+
+Measurement Timer::measure(const LaunchFn& launch) { return measure(single_set(launch)); }
+
+Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64_t seed) {
+  std::vector<RotatingLaunch> single;
+  for (const LaunchFn& l : launches) single.push_back(single_set(l));
+  return interleave(single, seed);
+}
+
+Measurement Timer::screen(const RotatingLaunch& launch) {
   t0_s_ = now_s();
   Measurement m;
   m.clock_policy = clock_policy();
-  prime(launch);
-  run_hot(launch, settings_.screen_warmup_ms);
+  Slot slot{&launch};
+  const bool rotate = can_rotate({launch}, m.warnings);
+  m.cache = cache_name(slot, rotate);
+  prime(slot);
+  run_hot(slot, settings_.screen_warmup_ms);
+  NvmlTally tally;
+  tally.add(nvml_read());
   double gpu_ms = 0;
   while (gpu_ms < settings_.screen_budget_ms ||
          static_cast<int>(m.samples_us.size()) < settings_.screen_min_samples) {
-    const Sample s = cold_sample(launch, false);
+    const Sample s = cold_sample(slot, rotate, false);
     m.samples_us.push_back(s.gpu_us);
-    gpu_ms += s.gpu_us * 1e-3;
+    gpu_ms += s.gpu_us * s.launches * 1e-3;
     if (elapsed_s() > settings_.timeout_s) {
       add_warning(m.warnings, "screening timed out");
       break;
     }
   }
   m.stop_reason = "budget";
+  tally.add(nvml_read());
+  tally.fill(m);
   m.sm_clock_mhz = m.sm_clock_min_mhz = m.sm_clock_max_mhz = read_clock_mhz();
   fill_statistics(m);
+  m.gpu_time_s = gpu_ms * 1e-3;
   m.wall_time_s = elapsed_s();
   return m;
 }
 
-Measurement Timer::measure(const LaunchFn& launch) {
+Measurement Timer::measure(const RotatingLaunch& launch) {
   t0_s_ = now_s();
   Measurement m;
   m.clock_policy = clock_policy();
-  prime(launch);
-  if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
+  Slot slot{&launch};
+  const bool rotate = can_rotate({launch}, m.warnings);
+  const int launches = rotate ? launch.sets : 1;  // per sample
+  m.cache = cache_name(slot, rotate);
+  prime(slot);
+  if (!warm_until_stable(slot)) add_warning(m.warnings, "SM clock not stable after warm-up");
 
   StoppingRule rule(StoppingLimits::from(settings_));
   NvmlTally tally;
@@ -243,12 +304,12 @@ Measurement Timer::measure(const LaunchFn& launch) {
   std::uint64_t opening_reasons = tally.add(nvml_read());
   double round_start = now_s();
   while (true) {
-    const Sample s = cold_sample(launch, true);
+    const Sample s = cold_sample(slot, rotate, true);
     if (is_throttled(s.clock_mhz, device_.default_clock_khz, settings_.throttle_fraction)) {
       ++m.discarded;
       ++m.discarded_clock;
       throttle_pause(++consecutive_throttled);
-      if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
+      if (!warm_until_stable(slot)) add_warning(m.warnings, "SM clock not stable after warm-up");
     } else {
       consecutive_throttled = 0;
       pending_us.push_back(s.gpu_us);
@@ -263,11 +324,11 @@ Measurement Timer::measure(const LaunchFn& launch) {
       m.discarded += static_cast<int>(pending_us.size());
       m.discarded_reasons += static_cast<int>(pending_us.size());
       throttle_pause(++consecutive_braked);
-      if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
+      if (!warm_until_stable(slot)) add_warning(m.warnings, "SM clock not stable after warm-up");
     } else {
       consecutive_braked = 0;
       for (std::size_t i = 0; i < pending_us.size(); ++i) {
-        rule.add_sample(pending_us[i] * 1e-6);
+        rule.add_sample(pending_us[i] * 1e-6, pending_us[i] * launches * 1e-6);
         m.samples_us.push_back(pending_us[i]);
         clocks.push_back(pending_clock[i]);
         spans.push_back(pending_span[i]);
@@ -278,7 +339,7 @@ Measurement Timer::measure(const LaunchFn& launch) {
     pending_span.clear();
     if ((reasons & kReasonGpuIdle) && m.rewarms < kMaxRewarms) {
       ++m.rewarms;
-      if (!warm_until_stable(launch)) add_warning(m.warnings, "SM clock not stable after warm-up");
+      if (!warm_until_stable(slot)) add_warning(m.warnings, "SM clock not stable after warm-up");
     }
     if (rule.should_stop(elapsed_s())) break;
     opening_reasons = reasons;
@@ -295,11 +356,12 @@ Measurement Timer::measure(const LaunchFn& launch) {
   clock_stats(m, clocks, spans);
   if (m.discarded > 0) add_warning(m.warnings, fmt::format("{} samples discarded", m.discarded));
   fill_statistics(m);
+  m.gpu_time_s = rule.gpu_time_s();
   m.wall_time_s = elapsed_s();
   return m;
 }
 
-Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64_t seed) {
+Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::uint64_t seed) {
   if (launches.empty()) throw Error(ErrorKind::invalid_value, "interleave: no kernels");
   t0_s_ = now_s();
   const std::size_t count = launches.size();
@@ -307,13 +369,18 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
   result.seed = seed;
   result.kernels.resize(count);
   result.ratios.resize(count);
-  for (Measurement& m : result.kernels) m.clock_policy = clock_policy();
+  std::vector<Slot> slots;
+  for (const RotatingLaunch& launch : launches) slots.push_back({&launch});
+  const bool rotate = can_rotate(launches, result.warnings);
+  for (std::size_t k = 0; k < count; ++k) {
+    result.kernels[k].clock_policy = clock_policy();
+    result.kernels[k].cache = cache_name(slots[k], rotate);
+  }
   std::vector<std::vector<double>> clocks(count), spans(count);
 
-  for (const LaunchFn& launch : launches) prime(launch);
-  for (const LaunchFn& launch : launches) {
-    if (!warm_until_stable(launch))
-      add_warning(result.warnings, "SM clock not stable after warm-up");
+  for (Slot& slot : slots) prime(slot);
+  for (Slot& slot : slots) {
+    if (!warm_until_stable(slot)) add_warning(result.warnings, "SM clock not stable after warm-up");
   }
 
   std::mt19937_64 rng(seed);
@@ -330,7 +397,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
     std::shuffle(order.begin(), order.end(), rng);
     bool throttled = false;
     for (std::size_t k : order) {
-      round[k] = cold_sample(launches[k], true);
+      round[k] = cold_sample(slots[k], rotate, true);
       throttled = throttled || is_throttled(round[k].clock_mhz, device_.default_clock_khz,
                                             settings_.throttle_fraction);
     }
@@ -345,7 +412,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
       }
       // Let the GPU recover (thermal or power), then bring the clock back up.
       throttle_pause(++consecutive_throttled);
-      for (const LaunchFn& launch : launches) warm_until_stable(launch);
+      for (Slot& slot : slots) warm_until_stable(slot);
     } else {
       consecutive_throttled = 0;
       ++result.rounds;
@@ -354,12 +421,12 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
         clocks[k].push_back(round[k].clock_mhz);
         spans[k].push_back(round[k].span_mhz);
         result.ratios[k].push_back(round[k].gpu_us / round[0].gpu_us);
-        kept_gpu_s += round[k].gpu_us * 1e-6;
+        kept_gpu_s += round[k].gpu_us * round[k].launches * 1e-6;
       }
     }
     if ((reasons & kReasonGpuIdle) && rewarms < kMaxRewarms) {
       ++rewarms;
-      for (const LaunchFn& launch : launches) warm_until_stable(launch);
+      for (Slot& slot : slots) warm_until_stable(slot);
     }
     if (result.rounds >= settings_.min_rounds && kept_gpu_s >= settings_.min_round_time_s) break;
     if (elapsed_s() > settings_.timeout_s) {
@@ -383,6 +450,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
     reason_warnings(m);
     clock_stats(m, clocks[k], spans[k]);
     fill_statistics(m);
+    m.gpu_time_s *= rotate ? slots[k].launch->sets : 1;
     m.stop_reason = timed_out ? "timeout" : "rounds";
     m.wall_time_s = elapsed_s();
     if (!result.warnings.empty()) add_warning(m.warnings, result.warnings);

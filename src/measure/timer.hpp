@@ -1,11 +1,13 @@
-// Times kernels the methodology's way: L2 flushed before every sample, CUDA events around the
-// launch only, the SM clock probed around samples, throttle rule, stopping rule, interleaving.
+// Times kernels the methodology's way: L2 flushed before every sample (or operands rotated over
+// copies totalling >= 3 x L2), CUDA events around the launches only, the SM clock probed around
+// samples, NVML read around rounds, throttle rule, stopping rule, interleaving.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,11 +28,26 @@ bool is_throttled(double clock_mhz, int default_clock_khz, double fraction);
 // then growing by throttle_sleep_growth each time, capped at throttle_sleep_max_ms.
 double throttle_sleep_ms(int consecutive, const MeasureSettings& settings);
 
+// Accumulates the NVML readings of one measurement (pure; unit-tested).
+class NvmlTally {
+ public:
+  std::uint64_t add(const NvmlReading& r);  // returns the reasons of this reading (0: none)
+  // Means of clock and power, highest temperature, OR of reasons; fields never read stay empty.
+  void fill(Measurement& m) const;
+
+ private:
+  int clock_count_ = 0, power_count_ = 0;
+  double clock_sum_ = 0, power_sum_mw_ = 0;
+  std::optional<double> temperature_max_;
+  std::optional<std::uint64_t> reasons_;
+};
+
 class Timer {
  public:
   // Allocates the L2 flush buffer, compiles the clock probe, loads NVML and, with clock_policy
   // "lock", tries to lock the clocks (falling back to observe with a note). The stream must be a
-  // dedicated one and outlive the timer. Throws sgt::Error(invalid_value) for a bad policy.
+  // dedicated one and outlive the timer. Throws sgt::Error(invalid_value) for a bad policy or
+  // cache mode.
   Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStream_t stream);
   ~Timer();
   Timer(const Timer&) = delete;
@@ -49,6 +66,14 @@ class Timer {
   // was kept, sgt::Error(invalid_value) when `launches` is empty.
   Interleaved interleave(const std::vector<LaunchFn>& launches, std::uint64_t seed);
 
+  // The same for launches that take an operand set. With cache "rotate" and at least two sets
+  // per launch, a sample is one batch of back-to-back launches, one per set in turn, with no
+  // flush between them; the sample's time is the batch's over its launch count. Interleaving
+  // rotates every kernel or none (then all are flushed), so cuBLAS and candidates are timed alike.
+  Measurement screen(const RotatingLaunch& launch);
+  Measurement measure(const RotatingLaunch& launch);
+  Interleaved interleave(const std::vector<RotatingLaunch>& launches, std::uint64_t seed);
+
   // SM clock now (probe kernel), MHz; 0 when the probe is unavailable.
   double read_clock_mhz();
   // Setup messages for the caller's log: NVML state, clock probe, clock lock outcome.
@@ -59,26 +84,28 @@ class Timer {
 
  private:
   struct Sample {
-    double gpu_us = 0;
+    double gpu_us = 0;     // of one launch
+    int launches = 1;      // in the timed batch: GPU time spent is gpu_us x launches
     double clock_mhz = 0;  // probes around the sample; 0: unknown
     double span_mhz = 0;   // SM 0's cycles across the sample (long samples only); 0: unknown
   };
-  // Accumulates NVML readings of one measurement.
-  struct NvmlTally {
-    int clock_count = 0, power_count = 0;
-    double clock_sum = 0, power_sum = 0, temperature_max = 0;
-    std::uint64_t reasons = 0;
-    bool any = false;
-    std::uint64_t add(const NvmlReading& r);  // returns the reasons of this reading
-    void fill(Measurement& m) const;
+  // A launch with the set its next launch uses.
+  struct Slot {
+    const RotatingLaunch* launch = nullptr;
+    int next = 0;
+    void run(cudaStream_t stream);  // one launch on set `next`, then the next set
   };
 
-  void prime(const LaunchFn& launch);  // untimed launch + sync
+  // True when cache is "rotate" and every launch has at least two sets; else a warning.
+  bool can_rotate(const std::vector<RotatingLaunch>& launches, std::string& warnings) const;
+  std::string cache_name(const Slot& slot, bool rotate) const;
+  void prime(Slot& slot);  // untimed launch + sync
   // Back-to-back launches (no flush) for at least min_ms of GPU time, in batches; returns GPU ms.
-  double run_hot(const LaunchFn& launch, double min_ms);
+  double run_hot(Slot& slot, double min_ms);
   // Warm until two consecutive clock readings agree (after warmup_min_ms); false if it gave up.
-  bool warm_until_stable(const LaunchFn& launch);
-  Sample cold_sample(const LaunchFn& launch, bool probe);
+  bool warm_until_stable(Slot& slot);
+  // Flush + one launch, or (rotate) one batch of launches over every set.
+  Sample cold_sample(Slot& slot, bool rotate, bool probe);
   NvmlReading nvml_read() const;
   void throttle_pause(int consecutive);
   double elapsed_s() const;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "measure/nvml.hpp"
+
 namespace sgt::report {
 namespace {
 
@@ -23,6 +25,39 @@ std::string csv_field(const std::string& s) {
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 
 std::string kib(int bytes) { return bytes > 0 ? fmt::format("{:.1f}", bytes / 1024.0) : "-"; }
+
+std::string opt(const std::optional<double>& v, int decimals, double scale = 1) {
+  return v ? fmt::format("{:.{}f}", *v * scale, decimals) : "-";
+}
+
+std::string opt_num(const std::optional<double>& v) { return v ? num(*v) : ""; }
+
+std::string clock_range(const MeasureConditions& c) {
+  if (!c.sm_clock_min_mhz || !c.sm_clock_max_mhz) return "-";
+  if (*c.sm_clock_min_mhz == *c.sm_clock_max_mhz) return fmt::format("{:.0f}", *c.sm_clock_min_mhz);
+  return fmt::format("{:.0f}-{:.0f}", *c.sm_clock_min_mhz, *c.sm_clock_max_mhz);
+}
+
+std::string reasons_text(const std::optional<std::uint64_t>& r) {
+  return r ? reason_names(*r) : "-";
+}
+
+std::string text_or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+ordered_json conditions_json(const MeasureConditions& c) {
+  const auto value = [](const std::optional<double>& v) {
+    return v ? ordered_json(*v) : ordered_json(nullptr);
+  };
+  return {{"cache", c.cache.empty() ? ordered_json(nullptr) : ordered_json(c.cache)},
+          {"sm_clock_min_mhz", value(c.sm_clock_min_mhz)},
+          {"sm_clock_max_mhz", value(c.sm_clock_max_mhz)},
+          {"nvml_sm_clock_mhz", value(c.nvml_sm_clock_mhz)},
+          {"power_mw", value(c.power_mw)},
+          {"temperature_c", value(c.temperature_c)},
+          {"clock_reasons", c.clock_reasons ? ordered_json(*c.clock_reasons) : nullptr},
+          {"clock_reason_names",
+           c.clock_reasons ? ordered_json(reason_names(*c.clock_reasons)) : nullptr}};
+}
 
 }  // namespace
 
@@ -84,7 +119,7 @@ std::string format_markdown(const std::vector<ProblemReport>& reports, bool colo
         "point {:.1f} FLOP/byte. ratio = cuBLAS us / tuned us (above 1: faster than cuBLAS).\n\n",
         first.peak_tflops, first.bandwidth_tbps, ridge_point(first.peak_tflops, first.bandwidth_tbps));
 
-    std::vector<std::vector<Cell>> perf, kernels;
+    std::vector<std::vector<Cell>> perf, kernels, measured;
     std::vector<ProblemReport> group_values;
     for (const ProblemReport* r : group) {
       group_values.push_back(*r);
@@ -116,6 +151,19 @@ std::string format_markdown(const std::vector<ProblemReport>& reports, bool colo
              {k.geometry_known ? occupancy_text(k.occupancy) : "?"},
              {k.geometry_known ? fmt::format("{:.0f}%", 100.0 * k.occupancy.fraction) : "?"},
              {k.geometry_known ? fmt::format("{:.2f}", k.waves) : "?"}});
+        const MeasureConditions& c = k.conditions;
+        measured.push_back({{r->label},
+                            {k.stage},
+                            {text_or_dash(k.clock_policy)},
+                            {text_or_dash(c.cache)},
+                            {clock_range(c)},
+                            {opt(c.nvml_sm_clock_mhz, 0)},
+                            {opt(c.power_mw, 0, 1e-3)},
+                            {opt(c.temperature_c, 0)},
+                            {reasons_text(c.clock_reasons)},
+                            {std::to_string(k.samples)},
+                            {std::to_string(k.discarded),
+                             k.discarded > 0 ? Colour::yellow : Colour::none}});
       }
     }
     out += markdown_table({"problem", "winner", "tuned us", "cuBLAS us", "ratio", "TFLOP/s",
@@ -133,6 +181,14 @@ std::string format_markdown(const std::vector<ProblemReport>& reports, bool colo
     for (const ProblemReport* r : group)
       if (r->own && !r->own->geometry_note.empty())
         out += fmt::format("\n{}: geometry with {}.\n", r->label, r->own->geometry_note);
+    out += "\n### How those kernels were measured\n\n";
+    out += "SM MHz: clock probe over the accepted samples; NVML MHz, W and C: NVML around the "
+           "rounds (mean, mean, highest); reasons: NVML clock-event reasons seen.\n\n";
+    out += markdown_table({"problem", "timed", "clocks", "cache", "SM MHz", "NVML MHz", "W", "C",
+                           "reasons", "samples", "discarded"},
+                          measured,
+                          {false, false, false, false, true, true, true, true, false, true, true},
+                          colour);
     out += "\n";
   }
   return out;
@@ -144,7 +200,9 @@ std::string format_csv(const std::vector<ProblemReport>& reports) {
       "tuned_us,cublas_us,ratio,tie_band,tuned_tflops,cublas_tflops,peak_tflops,pct_peak,floor_us,"
       "pct_floor,intensity,bound,own_family,own_config,own_stage,own_us,own_cublas_us,own_ratio,"
       "registers,spill_bytes,smem_bytes,threads,grid_blocks,k_splits,blocks_per_sm,"
-      "occupancy_limiter,occupancy,waves,tried,ok,failed,skipped\n";
+      "occupancy_limiter,occupancy,waves,tried,ok,failed,skipped,clock_policy,cache,samples,"
+      "discarded,sm_clock_min_mhz,sm_clock_max_mhz,nvml_sm_clock_mhz,power_mw,temperature_c,"
+      "clock_reasons\n";
   for (const ProblemReport& r : reports) {
     const ProblemKey& p = r.problem;
     std::vector<std::string> f = {csv_field(r.gpu.name), r.gpu.arch, std::to_string(r.gpu.sm_count),
@@ -172,6 +230,18 @@ std::string format_csv(const std::vector<ProblemReport>& reports) {
       for (int i = 0; i < 16; ++i) f.emplace_back();
     }
     for (int v : {r.tried, r.ok, r.failed, r.skipped}) f.push_back(std::to_string(v));
+    if (r.own) {
+      const KernelFacts& k = *r.own;
+      const MeasureConditions& c = k.conditions;
+      for (const std::string& s :
+           {k.clock_policy, c.cache, std::to_string(k.samples), std::to_string(k.discarded),
+            opt_num(c.sm_clock_min_mhz), opt_num(c.sm_clock_max_mhz), opt_num(c.nvml_sm_clock_mhz),
+            opt_num(c.power_mw), opt_num(c.temperature_c),
+            c.clock_reasons ? fmt::format("0x{:x}", *c.clock_reasons) : ""})
+        f.push_back(s);
+    } else {
+      for (int i = 0; i < 10; ++i) f.emplace_back();
+    }
     for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + f[i];
     out += "\n";
   }
@@ -221,6 +291,14 @@ ordered_json report_json(const ProblemReport& r) {
       o["waves"] = k.waves;
       if (!k.geometry_note.empty()) o["geometry_note"] = k.geometry_note;
     }
+    o["measured"] = {{"run_clock_policy", k.clock_policy.empty() ? ordered_json(nullptr)
+                                                                 : ordered_json(k.clock_policy)},
+                     {"samples", k.samples},
+                     {"discarded", k.discarded},
+                     {"conditions", conditions_json(k.conditions)},
+                     {"cublas_conditions", k.cublas_conditions
+                                               ? conditions_json(*k.cublas_conditions)
+                                               : ordered_json(nullptr)}};
     j["own_best"] = o;
   } else {
     j["own_best"] = nullptr;

@@ -48,6 +48,17 @@ bool same_kernel(const CandidateRecord& c, const WinnerRecord& w) {
   return c.family == w.family && c.config == w.config && c.template_hash == w.template_hash;
 }
 
+// The measurement provenance of the stage the time comes from.
+void add_measurement(KernelFacts& k, const CandidateRecord& c) {
+  const std::optional<TimingRecord>& t = c.final ? c.final : c.screen;
+  k.run_id = c.run_id;
+  k.cublas_conditions = c.cublas_conditions;
+  if (!t) return;
+  k.samples = t->samples;
+  k.discarded = t->discarded;
+  k.conditions = t->conditions;
+}
+
 }  // namespace
 
 std::string problem_label(const ProblemKey& p) {
@@ -77,6 +88,7 @@ std::optional<KernelFacts> kernel_facts(const CandidateRecord& c, const GpuRecor
   k.registers = c.registers;
   k.spill_bytes = c.spill_bytes;
   k.smem_bytes = c.smem_bytes;
+  add_measurement(k, c);
   add_geometry(k, c.problem, gpu);
   return k;
 }
@@ -139,6 +151,7 @@ ProblemReport make_problem_report(const WinnerRecord& w,
       k.registers = it->registers;
       k.spill_bytes = it->spill_bytes;
       k.smem_bytes = it->smem_bytes;
+      add_measurement(k, *it);
     }
     add_geometry(k, w.problem, w.gpu);
     r.own = k;
@@ -154,9 +167,16 @@ ProblemReport make_problem_report(const WinnerRecord& w,
 
 std::vector<ProblemReport> build_report(TuningStore& store, const ReportOptions& options) {
   std::vector<ProblemReport> out;
-  for (const WinnerRecord& w : store.winners(options.arch, false))
+  std::map<std::int64_t, std::string> policies;  // run id -> clock policy
+  for (const RunRecord& run : store.runs()) policies[run.id] = run.clock_policy;
+  for (const WinnerRecord& w : store.winners(options.arch, false)) {
     out.push_back(make_problem_report(w, store.candidates(w.problem, w.gpu, w.software),
                                       options.bandwidth_tbps));
+    if (KernelFacts* k = out.back().own ? &*out.back().own : nullptr) {
+      if (const auto it = policies.find(k->run_id); it != policies.end())
+        k->clock_policy = it->second;
+    }
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 // What the database says about each tuned problem: the winner against cuBLAS and the hardware
-// (roofline), the project's best kernel with its resources, occupancy and waves, and how many
+// (roofline), the project's best kernel with its resources, occupancy and waves, how it was
+// measured (clock policy, clocks, power, temperature, reasons, samples discarded), and how many
 // candidates were tried. Built from store records; no GPU.
 #pragma once
 
@@ -31,6 +32,12 @@ struct KernelFacts {
   int k_splits = 1;
   Occupancy occupancy;
   double waves = 0;
+  // How time_us was measured (the final stage when there is one, else the screening).
+  std::int64_t run_id = 0;   // 0: not known
+  std::string clock_policy;  // of that run: "observe" or "lock:<MHz>"; "" not known
+  int samples = 0, discarded = 0;
+  MeasureConditions conditions;
+  std::optional<MeasureConditions> cublas_conditions;  // cuBLAS in the same rounds
   double ratio() const { return time_us > 0 && cublas_us > 0 ? cublas_us / time_us : 0.0; }
 };
 

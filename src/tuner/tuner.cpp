@@ -23,10 +23,12 @@
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/sgemm_kernel.hpp"
 #include "jit/templates.hpp"
+#include "measure/operand_rotation.hpp"
 #include "measure/timer.hpp"
 #include "jit/compile_cache.hpp"
 #include "tuner/candidate_list.hpp"
 #include "tuner/compile_pool.hpp"
+#include "tuner/measurement_record.hpp"
 #include "tuner/static_pruning.hpp"
 #include "tuner/winner_selection.hpp"
 #include "verify/gemm_checker.hpp"
@@ -52,11 +54,6 @@ DeviceLimits device_limits(const DeviceInfo& d) {
 }
 
 namespace {
-
-TimingRecord timing_record(const Measurement& m) {
-  return {m.median_us, m.min_us, m.mean_us, m.stdev_us, static_cast<int>(m.samples_us.size()),
-          m.discarded, m.sm_clock_mhz};
-}
 
 // Whether the CUDA context survived: after an illegal address every later call fails.
 bool context_is_broken() {
@@ -210,9 +207,12 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   const std::uint64_t timing_seed = s.options.seed;
   const float alpha = problem.alpha, beta = problem.beta;
   checker.fill_random(timing_seed);
-  const LaunchFn cublas_launch = [&](cudaStream_t st) {
-    s.cublas.sgemm(st, key, alpha, checker.a(), checker.b(), beta, checker.c());
-  };
+  // The checker's buffers (cold-flush), or copies of them to rotate over (cache rotate).
+  const OperandRotation operands(key, {checker.a(), checker.b(), checker.c()},
+                                 s.options.settings.measure, s.stream.get());
+  const RotatingLaunch cublas_launch = operands.launch([&](cudaStream_t st, const OperandSet& o) {
+    s.cublas.sgemm(st, key, alpha, o.a, o.b, beta, o.c);
+  });
   result.cublas_us = s.timer.screen(cublas_launch).median_us;
 
   // The wall-time budget that ends first: this problem's or the run's.
@@ -313,9 +313,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
               rec.outcome = Outcome::incorrect;
             } else {
               checker.fill_random(timing_seed);
-              const Measurement m = s.timer.screen([&](cudaStream_t st) {
-                gemm(st, alpha, checker.a(), checker.b(), beta, checker.c());
-              });
+              const Measurement m =
+                  s.timer.screen(operands.launch([&](cudaStream_t st, const OperandSet& o) {
+                    gemm(st, alpha, o.a, o.b, beta, o.c);
+                  }));
               rec.screen = timing_record(m);
               rec.outcome = Outcome::ok;
               screened[i] = m.median_us;
@@ -365,7 +366,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       std::min<std::size_t>(scored.size(), std::max(1, s.options.settings.measure.finalists));
   std::vector<std::unique_ptr<SgemmKernel>> kernels;
   std::vector<LaunchGeometry> geometries;
-  std::vector<LaunchFn> launches = {cublas_launch};
+  std::vector<RotatingLaunch> launches = {cublas_launch};
   for (std::size_t f = 0; f < n_final; ++f) {
     const std::size_t i = scored[f].index;
     const PlannedCandidate& w = work[i];
@@ -381,11 +382,11 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   for (const LaunchGeometry& g : geometries) workspace_floats = std::max(workspace_floats, g.workspace_floats);
   float* ws = s.workspace_for(workspace_floats);
   for (std::size_t f = 0; f < n_final; ++f) {
-    launches.push_back([&, f](cudaStream_t st) {
-      SgemmArgs args{checker.a(), checker.b(), checker.c(), ws, key.m, key.n, key.k,
+    launches.push_back(operands.launch([&, f](cudaStream_t st, const OperandSet& o) {
+      SgemmArgs args{o.a, o.b, o.c, ws, key.m, key.n, key.k,
                      key.lda, key.ldb, key.ldc, alpha, beta, 1, 0};
       kernels[f]->launch(geometries[f], args, st);
-    });
+    }));
   }
   p.stage = "confirm";
   if (progress) progress(p);
@@ -415,6 +416,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
         rec = old;
     rec.final = timing_record(m);
     rec.cublas_us = result.cublas_us;
+    rec.cublas_conditions = measure_conditions(rounds.kernels[0]);
     s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
     if (result.best_candidate_us == 0 || m.median_us < result.best_candidate_us)
       result.best_candidate_us = m.median_us;

@@ -1,5 +1,6 @@
 // GPU tests of the Timer: a spin kernel of known cycle count times as cycles / SM clock, the
-// same kernel interleaved with itself gives a ratio of 1, the clock probe reads a plausible MHz.
+// same kernel interleaved with itself gives a ratio of 1, the clock probe reads a plausible MHz,
+// and cache "rotate" times batches over operand copies (every copy launched, cuBLAS included).
 // Observe mode only: nothing here changes clocks. Skips cleanly without a usable GPU.
 #include "measure/timer.hpp"
 
@@ -7,15 +8,21 @@
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
+#include "cuda/cublas_handle.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/module.hpp"
 #include "cuda/stream.hpp"
 #include "measure/clock_probe.hpp"
 #include "measure/l2_flush.hpp"
+#include "measure/operand_rotation.hpp"
+#include "support/gpu_support.hpp"
 
 namespace sgt {
 namespace {
@@ -26,6 +33,14 @@ extern "C" __global__ void spin(long long cycles, int* sink) {
   long long now = start;
   while (now - start < cycles) now = clock64();
   if (now == 0) *sink = 1;  // never true: keeps the loop
+}
+
+// The same, counting its launches in *count.
+extern "C" __global__ void spin_count(long long cycles, int* count) {
+  const long long start = clock64();
+  long long now = start;
+  while (now - start < cycles) now = clock64();
+  if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(count, now != 0);
 }
 )";
 
@@ -53,6 +68,20 @@ class SpinKernel {
     nvrtcDestroyProgram(&program);
     module_ = Module(cubin);
     function_ = module_.function("spin");
+    count_function_ = module_.function("spin_count");
+  }
+
+  // Operand set `set` increments counts[set].
+  RotatingLaunch counting(long long cycles, unsigned blocks, int* counts, int sets) const {
+    return {[this, cycles, blocks, counts](cudaStream_t stream, int set) {
+              long long c = cycles;
+              int* count = counts + set;
+              void* args[] = {&c, &count};
+              SGT_CU_CHECK(driver().cuLaunchKernel(count_function_, blocks, 1, 1, 32, 1, 1, 0,
+                                                   reinterpret_cast<CUstream>(stream), args,
+                                                   nullptr));
+            },
+            sets};
   }
 
   LaunchFn launch(long long cycles, unsigned blocks) const {
@@ -68,6 +97,7 @@ class SpinKernel {
  private:
   Module module_;
   CUfunction function_ = nullptr;
+  CUfunction count_function_ = nullptr;
   DeviceBuffer<int> sink_;
 };
 
@@ -90,7 +120,9 @@ class TimerTest : public ::testing::Test {
               << m.rel_stdev << ", samples " << m.samples_us.size() << ", discarded " << m.discarded
               << ", probe clock " << m.sm_clock_mhz << " MHz [" << m.sm_clock_min_mhz << ", "
               << m.sm_clock_max_mhz << "], span clock " << m.sm_clock_span_mhz
-              << " MHz, NVML clock " << m.nvml_sm_clock_mhz << " MHz, power " << m.power_w
+              << " MHz, NVML clock " << m.nvml_sm_clock_mhz.value_or(0) << " MHz, power "
+              << m.power_mw.value_or(0) / 1e3 << " W, temperature " << m.temperature_c.value_or(0)
+              << " C, cache " << m.cache
               << " W, stop " << m.stop_reason << ", warnings '" << m.warnings << "'\n";
   }
 
@@ -193,6 +225,138 @@ TEST_F(TimerTest, InterleaveSeesATwiceAsLongKernel) {
   const Interleaved r =
       timer.interleave({spin_->launch(300'000, blocks), spin_->launch(600'000, blocks)}, 7);
   EXPECT_NEAR(r.ratio_summary[1].median, 2.0, 0.04);
+}
+
+std::vector<int> to_host(const DeviceBuffer<int>& d) {
+  std::vector<int> h(d.size());
+  SGT_CUDA_CHECK(cudaMemcpy(h.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+float first_float(const float* device) {
+  float v = 0;
+  SGT_CUDA_CHECK(cudaMemcpy(&v, device, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+TEST_F(TimerTest, RotateTimesOneLaunchOfTheBatchAndCyclesEverySet) {
+  SGT_SKIP_WITHOUT_GPU();
+  settings_.cache = "rotate";
+  Timer timer(device_, settings_, stream_->get());
+  constexpr int kSets = 5;
+  constexpr long long kCycles = 200'000;
+  DeviceBuffer<int> counts(kSets);
+  SGT_CUDA_CHECK(cudaMemset(counts.get(), 0, counts.bytes()));
+  SGT_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto blocks = static_cast<unsigned>(device_.sm_count);
+  const Measurement m = timer.measure(spin_->counting(kCycles, blocks, counts.get(), kSets));
+  print("measure rotate 5 sets, spin 2e5 cycles", m);
+  EXPECT_EQ(m.cache, "rotate:5");
+  ASSERT_TRUE(std::isfinite(m.median_us));
+  ASSERT_GT(m.median_us, 0);
+  ASSERT_GT(m.sm_clock_mhz, 100);
+  // The sample is the batch's time over its 5 launches: one launch's length, not five.
+  EXPECT_NEAR(m.median_us, kCycles / m.sm_clock_mhz, 0.05 * kCycles / m.sm_clock_mhz);
+  // Every set launched, in turn: the counts differ by at most one.
+  const std::vector<int> c = to_host(counts);
+  std::cout << "launches per set:";
+  for (int v : c) std::cout << " " << v;
+  std::cout << "\n";
+  EXPECT_GE(*std::min_element(c.begin(), c.end()), static_cast<int>(m.samples_us.size()));
+  EXPECT_LE(*std::max_element(c.begin(), c.end()) - *std::min_element(c.begin(), c.end()), 1);
+}
+
+TEST_F(TimerTest, RotationCopiesTheOperandsAndCublasRunsOnEveryCopy) {
+  SGT_SKIP_WITHOUT_GPU();
+  settings_.cache = "rotate";
+  const ProblemKey p = testing::make_problem(Op::N, Op::N, 1024, 1024, 1024);
+  DeviceBuffer<float> a(elements_a(p)), b(elements_b(p)), c(elements_c(p));
+  SGT_CUDA_CHECK(cudaMemset(a.get(), 0x3c, a.bytes()));  // 0.0115 in every element
+  SGT_CUDA_CHECK(cudaMemset(b.get(), 0x3c, b.bytes()));
+  SGT_CUDA_CHECK(cudaMemset(c.get(), 0, c.bytes()));
+  SGT_CUDA_CHECK(cudaDeviceSynchronize());  // before the copies on the non-default stream
+  const OperandRotation rotation(p, {a.get(), b.get(), c.get()}, settings_, stream_->get());
+  std::cout << rotation.note() << "\n";
+  ASSERT_GE(rotation.sets(), 2);
+  const std::size_t set_bytes = (a.size() + b.size() + c.size()) * sizeof(float);
+  EXPECT_EQ(rotation.plan().set_bytes, set_bytes);
+  if (!rotation.plan().capped) {
+    EXPECT_GE(rotation.plan().total_bytes, static_cast<std::size_t>(3 * device_.l2_bytes));
+  }
+  for (int i = 0; i < rotation.sets(); ++i) {
+    EXPECT_NE(rotation.set(i).a, a.get());
+    EXPECT_EQ(first_float(rotation.set(i).a), first_float(a.get()));
+    EXPECT_EQ(first_float(rotation.set(i).c), 0.0f);
+  }
+
+  CublasHandle cublas(false);
+  Timer timer(device_, settings_, stream_->get());
+  const Measurement m = timer.screen(rotation.launch([&](cudaStream_t st, const OperandSet& o) {
+    cublas.sgemm(st, p, 1.0f, o.a, o.b, 0.0f, o.c);
+  }));
+  print("screen cuBLAS 1024^3, rotate", m);
+  EXPECT_EQ(m.cache, "rotate:" + std::to_string(rotation.sets()));
+  EXPECT_TRUE(std::isfinite(m.median_us));
+  EXPECT_GT(m.median_us, 0);
+  // C = A B with beta 0 in every copy: each was launched.
+  const float expected = 1024 * first_float(a.get()) * first_float(b.get());
+  for (int i = 0; i < rotation.sets(); ++i)
+    EXPECT_NEAR(first_float(rotation.set(i).c), expected, 1e-3f * expected) << "set " << i;
+}
+
+TEST_F(TimerTest, InterleaveRotatesCublasAndTheKernelAlike) {
+  SGT_SKIP_WITHOUT_GPU();
+  settings_.cache = "rotate";
+  const ProblemKey p = testing::make_problem(Op::N, Op::N, 2048, 2048, 2048);
+  DeviceBuffer<float> a(elements_a(p)), b(elements_b(p)), c(elements_c(p));
+  SGT_CUDA_CHECK(cudaMemset(a.get(), 0x3c, a.bytes()));
+  SGT_CUDA_CHECK(cudaMemset(b.get(), 0x3c, b.bytes()));
+  SGT_CUDA_CHECK(cudaDeviceSynchronize());
+  const OperandRotation rotation(p, {a.get(), b.get(), c.get()}, settings_, stream_->get());
+  ASSERT_GE(rotation.sets(), 2) << rotation.note();
+  CublasHandle cublas(false);
+  const auto gemm = [&](cudaStream_t st, const OperandSet& o) {
+    cublas.sgemm(st, p, 1.0f, o.a, o.b, 0.0f, o.c);
+  };
+  Timer timer(device_, settings_, stream_->get());
+  const Interleaved r = timer.interleave({rotation.launch(gemm), rotation.launch(gemm)}, 99);
+  print("interleave cuBLAS rotate 0", r.kernels[0]);
+  print("interleave cuBLAS rotate 1", r.kernels[1]);
+  const std::string cache = "rotate:" + std::to_string(rotation.sets());
+  for (const Measurement& m : r.kernels) {
+    EXPECT_EQ(m.cache, cache);
+    EXPECT_TRUE(std::isfinite(m.median_us));
+    EXPECT_GT(m.median_us, 0);
+  }
+  EXPECT_NEAR(r.ratio_summary[1].median, 1.0, 0.05);
+}
+
+TEST_F(TimerTest, RotateWithOneOperandSetFallsBackToColdFlush) {
+  SGT_SKIP_WITHOUT_GPU();
+  settings_.cache = "rotate";
+  Timer timer(device_, settings_, stream_->get());
+  const Measurement m = timer.screen(spin_->launch(50'000, 1));
+  EXPECT_EQ(m.cache, "cold-flush");
+  EXPECT_NE(m.warnings.find("one operand set"), std::string::npos) << m.warnings;
+  EXPECT_GT(m.median_us, 0);
+}
+
+TEST_F(TimerTest, NvmlReadingsAreCarriedByTheMeasurement) {
+  SGT_SKIP_WITHOUT_GPU();
+  Timer timer(device_, settings_, stream_->get());
+  if (!timer.nvml_available()) GTEST_SKIP() << "NVML not available";
+  const auto blocks = static_cast<unsigned>(device_.sm_count);
+  for (const Measurement& m : {timer.screen(spin_->launch(400'000, blocks)),
+                               timer.measure(spin_->launch(400'000, blocks))}) {
+    print("with NVML", m);
+    EXPECT_TRUE(m.nvml);
+    ASSERT_TRUE(m.power_mw.has_value());
+    EXPECT_GT(*m.power_mw, 10'000);  // > 10 W
+    ASSERT_TRUE(m.temperature_c.has_value());
+    EXPECT_GT(*m.temperature_c, 0);
+    EXPECT_LT(*m.temperature_c, 120);
+    EXPECT_TRUE(m.reasons_seen.has_value());
+  }
 }
 
 TEST_F(TimerTest, EveryoneThrottledIsAnErrorNotANumber) {

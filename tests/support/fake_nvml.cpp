@@ -1,7 +1,10 @@
 // A fake NVML for the clock-lock tests, built by tests/extra.cmake as libsgemm_fake_nvml.so. It
 // exports the NVML entry points sgt::Nvml looks up and appends one line per call to the file
 // named by SGEMM_FAKE_NVML_LOG. SGEMM_FAKE_NVML_SET_RESULT=no_permission|not_supported makes the
-// Set*LockedClocks calls fail; SGEMM_FAKE_NVML_REASONS (decimal or 0x hex) sets the reasons.
+// Set*LockedClocks calls fail; SGEMM_FAKE_NVML_REASONS (decimal or 0x hex) sets the reasons;
+// SGEMM_FAKE_NVML_POWER_MW and SGEMM_FAKE_NVML_TEMPERATURE_C set those readings (default 312000
+// and 47), or make the query fail with not_supported. Built with SGEMM_FAKE_NVML_NO_SENSORS it
+// lacks the power and temperature entry points (an older or stripped NVML).
 // Compiled to nothing unless SGEMM_FAKE_NVML_BUILD is defined (sgt_test_support globs this file).
 #ifdef SGEMM_FAKE_NVML_BUILD
 
@@ -43,6 +46,16 @@ int set_result() {
 }
 
 bool valid(void* device) { return device == &g_device_tag; }
+
+#ifndef SGEMM_FAKE_NVML_NO_SENSORS
+// A reading from the environment: its value, the default, or not supported.
+int reading(const char* variable, unsigned fallback, unsigned* out) {
+  const char* v = std::getenv(variable);
+  if (v && std::strcmp(v, "not_supported") == 0) return kNotSupported;
+  *out = v ? static_cast<unsigned>(std::strtoul(v, nullptr, 0)) : fallback;
+  return kSuccess;
+}
+#endif
 
 }  // namespace
 
@@ -115,18 +128,18 @@ __attribute__((visibility("default"))) int nvmlDeviceGetCurrentClocksEventReason
   return kSuccess;
 }
 
+#ifndef SGEMM_FAKE_NVML_NO_SENSORS
 __attribute__((visibility("default"))) int nvmlDeviceGetPowerUsage(void* device, unsigned* mw) {
   if (!valid(device) || !mw) return kInvalidArgument;
-  *mw = 312000;
-  return kSuccess;
+  return reading("SGEMM_FAKE_NVML_POWER_MW", 312000, mw);
 }
 
 __attribute__((visibility("default"))) int nvmlDeviceGetTemperature(void* device, unsigned sensor,
                                                                     unsigned* celsius) {
   if (!valid(device) || !celsius || sensor != 0) return kInvalidArgument;
-  *celsius = 47;
-  return kSuccess;
+  return reading("SGEMM_FAKE_NVML_TEMPERATURE_C", 47, celsius);
 }
+#endif
 
 __attribute__((visibility("default"))) int nvmlDeviceSetGpuLockedClocks(void* device,
                                                                         unsigned min_mhz,

@@ -389,14 +389,89 @@ TEST(Database, MigratesVersion1KeepingItsRows) {
   EXPECT_EQ(store.find_winner(p, "NVIDIA H200", "sm_90")->cubin, w.cubin);
 }
 
+// Version 2 as the old code left it: version 1 plus 0002, with a measured candidate.
+void make_version_2(const std::string& path) {
+  const std::string v1(sgt::embedded_schema().at("0001_initial.sql"));
+  const std::string v2(sgt::embedded_schema().at("0002_cubins_and_error.sql"));
+  make_raw_database(path, v1 + v2 + R"sql(
+INSERT INTO gpus VALUES (1, 'NVIDIA H200', 'GPU-1', 'sm_90', 132, 62914560, 1980);
+INSERT INTO software VALUES (1, '580.1', '13.0', '13.0', '13.1.0');
+INSERT INTO problems VALUES (1, 'N', 'T', 4096, 16, 4096, 4096, 16, 4096, 4);
+INSERT INTO candidates (id, problem_id, gpu_id, software_id, family, config, template_hash,
+  compile_options, outcome, message, registers, spill_bytes, smem_bytes, screen_median_us,
+  screen_min_us, screen_mean_us, screen_stdev_us, screen_samples, screen_discarded,
+  screen_sm_clock_mhz, final_median_us, final_min_us, final_mean_us, final_stdev_us,
+  final_samples, final_discarded, final_sm_clock_mhz, cublas_us, error)
+  VALUES (7, 1, 1, 1, 'simt', 'bm=64', 'abc', '-O3', 'ok', '', 96, 0, 8192, 10.5, 10.0, 10.6,
+          0.2, 50, 1, 1980, 10.4, 10.1, 10.45, 0.05, 40, 3, 1975, 12.0, 3e-8);
+PRAGMA user_version = 2;
+)sql");
+}
+
+TEST(Database, MigratesVersion2KeepingItsRows) {
+  TempDir dir;
+  const std::string path = dir.file("v2.db");
+  make_version_2(path);
+  expect_open_error(path, OpenMode::read_only, {path, "version 2", "older"});
+
+  Database db = Database::open(path, OpenMode::read_write);
+  EXPECT_EQ(db.user_version(), Database::schema_version());
+  EXPECT_EQ(db.integrity_check(), "ok");
+  sgt::TuningStore store(db);
+  const sgt::ProblemKey p{sgt::Op::N, sgt::Op::T, 4096, 16, 4096, 4096, 16, 4096, 4};
+  const sgt::GpuRecord gpu{"NVIDIA H200", "GPU-1", "sm_90", 132, 0, 0};
+  const sgt::SoftwareRecord software{"580.1", "13.0", "13.0", "13.1.0"};
+  auto rows = store.candidates(p, gpu, software);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_TRUE(rows[0].final.has_value());
+  EXPECT_DOUBLE_EQ(rows[0].final->median_us, 10.4);
+  EXPECT_EQ(rows[0].final->discarded, 3);
+  EXPECT_DOUBLE_EQ(*rows[0].error, 3e-8);
+  // Columns added by 0003: NULL, read as "not observed".
+  EXPECT_TRUE(rows[0].screen->conditions == sgt::MeasureConditions{});
+  EXPECT_TRUE(rows[0].final->conditions == sgt::MeasureConditions{});
+  EXPECT_FALSE(rows[0].cublas_conditions.has_value());
+
+  // The migrated file takes them.
+  sgt::CandidateRecord c = rows[0];
+  c.final->conditions.power_mw = 401000;
+  c.final->conditions.temperature_c = 58;
+  c.final->conditions.clock_reasons = 0x4;
+  c.final->conditions.cache = "rotate:3";
+  c.cublas_conditions = c.final->conditions;
+  store.record_candidate(0, gpu, software, c);
+  rows = store.candidates(p, gpu, software);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].id, 7);
+  EXPECT_TRUE(rows[0].final->conditions == c.final->conditions);
+  ASSERT_TRUE(rows[0].cublas_conditions.has_value());
+  EXPECT_EQ(rows[0].cublas_conditions->cache, "rotate:3");
+}
+
+TEST(Database, Version1MigratesThroughEveryStepToTheConditionsColumns) {
+  TempDir dir;
+  make_version_1(dir.file("v1.db"));
+  Database db = Database::open(dir.file("v1.db"), OpenMode::read_write);
+  Statement s(db, "SELECT screen_median_us, screen_power_mw IS NULL, final_cache IS NULL, "
+                  "cublas_temperature_c IS NULL FROM candidates WHERE id = 7");
+  ASSERT_TRUE(s.step());
+  EXPECT_DOUBLE_EQ(s.column_double(0), 10.5);
+  EXPECT_EQ(s.column_int(1), 1);
+  EXPECT_EQ(s.column_int(2), 1);
+  EXPECT_EQ(s.column_int(3), 1);
+}
+
 TEST(Database, MigratedSchemaMatchesTheFreshSchema) {
   TempDir dir;
   make_version_1(dir.file("v1.db"));
+  make_version_2(dir.file("v2.db"));
   Database migrated = Database::open(dir.file("v1.db"), OpenMode::read_write);
+  Database migrated2 = Database::open(dir.file("v2.db"), OpenMode::read_write);
   Database fresh = Database::open(dir.file("fresh.db"), OpenMode::create);
   const auto expected = describe_schema(fresh);
   EXPECT_GT(expected.size(), 60u);
   EXPECT_EQ(describe_schema(migrated), expected);
+  EXPECT_EQ(describe_schema(migrated2), expected);
 }
 
 TEST(Database, StatementRoundTripsEveryType) {

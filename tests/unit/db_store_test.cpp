@@ -53,6 +53,19 @@ TimingRecord timing(double median) {
   return {median, median * 0.98, median * 1.01, median * 0.02, 50, 2, 1980.0};
 }
 
+// Conditions with every field set, distinct per `x`.
+MeasureConditions observed(double x) {
+  MeasureConditions m;
+  m.sm_clock_min_mhz = 1900 + x;
+  m.sm_clock_max_mhz = 1980 + x;
+  m.nvml_sm_clock_mhz = 1950 + x;
+  m.power_mw = 412345.5 + x;
+  m.temperature_c = 61 + x;
+  m.clock_reasons = 0x4;
+  m.cache = "rotate:12";
+  return m;
+}
+
 CandidateRecord candidate(const ProblemKey& p, const std::string& config,
                           const std::string& hash = "0123456789abcdef") {
   CandidateRecord c;
@@ -107,13 +120,19 @@ void expect_same_candidate(const CandidateRecord& a, const CandidateRecord& b) {
     EXPECT_EQ(a.screen->samples, b.screen->samples);
     EXPECT_EQ(a.screen->discarded, b.screen->discarded);
     EXPECT_EQ(a.screen->sm_clock_mhz, b.screen->sm_clock_mhz);
+    EXPECT_TRUE(a.screen->conditions == b.screen->conditions);
   }
   ASSERT_EQ(a.final.has_value(), b.final.has_value());
   if (a.final) {
     EXPECT_EQ(a.final->min_us, b.final->min_us);
     EXPECT_EQ(a.final->mean_us, b.final->mean_us);
+    EXPECT_TRUE(a.final->conditions == b.final->conditions);
   }
   EXPECT_EQ(a.cublas_us, b.cublas_us);
+  EXPECT_EQ(a.cublas_conditions.has_value(), b.cublas_conditions.has_value());
+  if (a.cublas_conditions && b.cublas_conditions) {
+    EXPECT_TRUE(*a.cublas_conditions == *b.cublas_conditions);
+  }
   EXPECT_EQ(a.error, b.error);
 }
 
@@ -218,6 +237,45 @@ TEST(TuningStore, RecordCandidateUpsertsOnItsKey) {
   // A different template hash is a different candidate.
   store.record_candidate(run, h200, cuda13, candidate(p, "BM=128,BN=128", "fedcba9876543210"));
   EXPECT_EQ(count(db, "SELECT count(*) FROM candidates"), 2);
+}
+
+TEST(TuningStore, ConditionsRoundTripAndStayNullWhenNotObserved) {
+  TempDir dir;
+  Database db = Database::open(dir.file("t.db"), OpenMode::create);
+  TuningStore store(db);
+  const ProblemKey p = problem(4096, 16, 4096);
+  CandidateRecord c = candidate(p, "BM=64");
+  c.screen->conditions = observed(0.5);
+  c.final = timing(93.5);
+  c.final->conditions = observed(1.5);
+  c.final->conditions.power_mw.reset();  // NVML without power: that field alone NULL
+  c.cublas_conditions = observed(2.5);
+  c.cublas_conditions->clock_reasons = 0x8000000000000001ull;  // all 64 bits survive SQLite
+  store.record_candidate(0, h200, cuda13, c);
+  auto rows = store.candidates(p, h200, cuda13);
+  ASSERT_EQ(rows.size(), 1u);
+  expect_same_candidate(rows[0], c);
+  EXPECT_EQ(*rows[0].final->conditions.temperature_c, 62.5);
+  EXPECT_EQ(*rows[0].cublas_conditions->clock_reasons, 0x8000000000000001ull);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM candidates WHERE final_power_mw IS NULL AND "
+                      "final_temperature_c = 62.5 AND screen_power_mw = 412346 AND "
+                      "cublas_cache = 'rotate:12'"),
+            1);
+
+  // Re-measured without NVML: the replaced row loses the old readings, it does not keep them.
+  c.screen->conditions = {};
+  c.final->conditions = {};
+  c.cublas_conditions.reset();
+  store.record_candidate(0, h200, cuda13, c);
+  rows = store.candidates(p, h200, cuda13);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].screen->conditions == MeasureConditions{});
+  EXPECT_TRUE(rows[0].final->conditions == MeasureConditions{});
+  EXPECT_FALSE(rows[0].cublas_conditions.has_value());
+  EXPECT_EQ(count(db, "SELECT count(*) FROM candidates WHERE screen_power_mw IS NULL AND "
+                      "final_sm_clock_min_mhz IS NULL AND cublas_clock_reasons IS NULL AND "
+                      "screen_cache IS NULL"),
+            1);
 }
 
 TEST(TuningStore, FailedCandidatesAreRecordedWithoutTimings) {
@@ -377,6 +435,10 @@ void populate(TuningStore& store) {
   CandidateRecord c = candidate(p, "BM=64,BN=16");
   c.message = "multi-line\nlog with \"quotes\", tabs\t and unicode \xc3\xa9";
   c.final = timing(1.0 / 3.0);
+  c.final->conditions = observed(1.0 / 3.0);
+  c.screen->conditions.cache = "cold-flush";  // only the cache mode known
+  c.cublas_conditions = observed(2.5);
+  c.cublas_conditions->clock_reasons = 0x4 | 0x80;
   const std::int64_t cid = store.record_candidate(run_a, h200, cuda13, c);
   CandidateRecord failed = candidate(p, "BM=256,BN=16");
   failed.outcome = Outcome::compile_failed;
@@ -406,6 +468,8 @@ TEST(TuningStore, ExportImportRoundTrip) {
   ExportOptions with_cubins;
   with_cubins.include_cubins = true;
   const std::string dump = a.export_json(with_cubins);
+  EXPECT_NE(dump.find(R"("cublas_conditions":{"sm_clock_min_mhz":1902.5)"), std::string::npos);
+  EXPECT_NE(dump.find(R"("conditions":{"cache":"cold-flush"})"), std::string::npos);
 
   Database target = Database::open(dir.file("b.db"), OpenMode::create);
   TuningStore b(target);

@@ -83,7 +83,11 @@ void write_small_database(const std::string& path, const GpuRecord& gpu = h200,
   run.clock_policy = "observe";
   const std::int64_t run_id = store.begin_run(run, gpu, cuda13);
   const ProblemKey big = square(2048), small = square(1024);
-  store.record_candidate(run_id, gpu, cuda13, candidate(big, f1_a, Outcome::ok, 301, 300, 342));
+  CandidateRecord a = candidate(big, f1_a, Outcome::ok, 301, 300, 342);
+  a.final->discarded = 2;
+  a.final->conditions = {1935.0, 1980.0, 1965.0, 402400.0, 61.0, 0x4, "rotate:3"};
+  a.cublas_conditions = a.final->conditions;
+  store.record_candidate(run_id, gpu, cuda13, a);
   store.record_candidate(run_id, gpu, cuda13, candidate(big, f1_b, Outcome::ok, 309, 315, 342, 0));
   store.record_candidate(run_id, gpu, cuda13, candidate(big, f1_c, Outcome::ok, 305, std::nullopt, std::nullopt));
   store.record_candidate(run_id, gpu, cuda13,
@@ -210,6 +214,42 @@ TEST_F(ReportStore, ExplainListsRunnerUpsBehindTheWinnerAndFailures) {
   const auto j = explanation_json(e);
   EXPECT_NEAR(j["runner_ups"][0]["behind_pct"].get<double>(), 5.0, 1e-9);
   EXPECT_EQ(j["runner_ups"][0]["differs_in"], "STAGES 3->4");
+}
+
+TEST_F(ReportStore, StatesHowTheKernelsWereMeasured) {
+  const ProblemReport& big = find(2048);
+  ASSERT_TRUE(big.own.has_value());
+  EXPECT_EQ(big.own->clock_policy, "observe");
+  EXPECT_EQ(big.own->samples, 30);
+  EXPECT_EQ(big.own->discarded, 2);
+  EXPECT_EQ(big.own->conditions.cache, "rotate:3");
+  ASSERT_TRUE(big.own->cublas_conditions.has_value());
+  const ProblemReport& small = find(1024);  // cuBLAS won; own best measured without NVML
+  ASSERT_TRUE(small.own.has_value());
+  EXPECT_EQ(small.own->clock_policy, "observe");
+  EXPECT_FALSE(small.own->conditions.power_mw.has_value());
+
+  const std::string md = format_markdown(reports);
+  const auto section = md.find("### How those kernels were measured");
+  ASSERT_NE(section, std::string::npos) << md;
+  const std::string table = md.substr(section);
+  for (const char* text : {"clocks", "discarded", "observe", "rotate:3", "1935-1980", "1965",
+                           "402", "61", "SwPowerCap"})
+    EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
+
+  const std::string csv = format_csv(reports);
+  EXPECT_NE(csv.find(",observe,rotate:3,30,2,1935,1980,1965,402400,61,0x4\n"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",observe,,30,0,,,,,,\n"), std::string::npos) << csv;
+
+  const auto json = nlohmann::json::parse(format_json(reports));
+  const auto& j = json["problems"][0]["m"] == 2048 ? json["problems"][0] : json["problems"][1];
+  const auto& measured = j["own_best"]["measured"];
+  EXPECT_EQ(measured["run_clock_policy"], "observe");
+  EXPECT_EQ(measured["discarded"], 2);
+  EXPECT_EQ(measured["conditions"]["power_mw"], 402400.0);
+  EXPECT_EQ(measured["conditions"]["clock_reason_names"], "SwPowerCap");
+  EXPECT_EQ(measured["cublas_conditions"]["cache"], "rotate:3");
 }
 
 TEST_F(ReportStore, FormatsCarryTheSameNumbers) {

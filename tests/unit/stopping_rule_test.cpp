@@ -34,6 +34,16 @@ TEST(StoppingRule, ConstantSamplesStopAtMinimumTime) {
   EXPECT_NEAR(rule.gpu_time_s(), 0.5, 1e-9);
 }
 
+TEST(StoppingRule, BatchedSamplesCountTheirWholeGpuTime) {
+  StoppingRule rule(StoppingLimits{});
+  // 1 ms per launch, 10 launches per timed batch: 0.5 s of GPU time after 50 samples.
+  int n = 0;
+  while (!rule.should_stop(++n * 1e-2)) rule.add_sample(1e-3, 1e-2);
+  EXPECT_EQ(rule.samples(), 50);
+  EXPECT_NEAR(rule.gpu_time_s(), 0.5, 1e-9);
+  EXPECT_EQ(rule.noise(), 0.0);  // statistics of the per-launch values
+}
+
 TEST(StoppingRule, ConstantLongSamplesStopAtMinimumSamples) {
   StoppingRule rule(StoppingLimits{});
   const int n = run(
