@@ -2,22 +2,19 @@
 // its output captured to gnuplot.log in the picture folder).
 #include "report/plot.hpp"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "report/process.hpp"
 
 namespace sgt::report {
 namespace {
@@ -57,39 +54,6 @@ void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out) throw Error(ErrorKind::invalid_value, fmt::format("{}: cannot write", path.string()));
-}
-
-std::string read_tail(const fs::path& path, std::size_t max_chars) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  std::string text = s.str();
-  if (text.size() > max_chars) text = "..." + text.substr(text.size() - max_chars);
-  return text;
-}
-
-// Runs `gnuplot script` inside dir with stdout and stderr appended to log; returns the exit
-// status.
-int run_gnuplot(const std::string& gnuplot, const fs::path& dir, const fs::path& script,
-                const fs::path& log) {
-  const pid_t pid = fork();
-  if (pid < 0) throw Error(ErrorKind::internal, fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-      ::close(fd);
-    }
-    const std::string s = script.string();
-    execl(gnuplot.c_str(), gnuplot.c_str(), s.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw Error(ErrorKind::internal, fmt::format("waitpid: {}", std::strerror(errno)));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 }  // namespace
@@ -248,15 +212,15 @@ std::vector<std::string> draw_plots(const std::vector<ProblemReport>& reports, c
       write_file(base / (name + ".dat"), roofline ? roofline_data(group) : speedup_data(group));
       write_file(script, roofline ? roofline_script(group, name + ".dat", name)
                                   : speedup_script(group, name + ".dat", name));
-      const int rc = run_gnuplot(gnuplot, base, script, log);
+      const int rc = run_command({gnuplot, script.string()}, log.string(), base.string());
       if (rc != 0)
         throw Error(ErrorKind::internal, fmt::format("gnuplot {} failed (status {}): {}", script.string(),
-                                                     rc, read_tail(log, 2000)));
+                                                     rc, read_tail(log.string(), 2000)));
       for (const char* ext : {".png", ".svg"}) {
         const fs::path picture = base / (name + ext);
         if (!fs::exists(picture) || fs::file_size(picture) == 0)
           throw Error(ErrorKind::internal,
-                      fmt::format("gnuplot did not write {}: {}", picture.string(), read_tail(log, 2000)));
+                      fmt::format("gnuplot did not write {}: {}", picture.string(), read_tail(log.string(), 2000)));
         pictures.push_back(picture.string());
       }
     }
