@@ -1,8 +1,11 @@
-// Default locations: the per-user database and the configs shipped with the install.
+// Default locations (the per-user database, the configs shipped with the install) and the
+// problem arguments of the verbs that look one up.
 #include "cli/cli_common.hpp"
 
 #include <cstdlib>
 #include <filesystem>
+
+#include "common/error.hpp"
 
 namespace sgt::cli {
 
@@ -22,6 +25,34 @@ std::string default_config_path(const std::string& relative) {
   const std::filesystem::path local = std::filesystem::path("configs") / relative;
   if (std::filesystem::exists(local)) return local.string();
   return (std::filesystem::path(SGEMM_INSTALLED_CONFIGS) / relative).string();
+}
+
+void add_problem_options(CLI::App& cmd, ProblemArgs& p) {
+  cmd.add_option("m", p.m, "Rows of C")->required()->check(CLI::PositiveNumber);
+  cmd.add_option("n", p.n, "Columns of C")->required()->check(CLI::PositiveNumber);
+  cmd.add_option("k", p.k, "Inner dimension")->required()->check(CLI::PositiveNumber);
+  cmd.add_option("--trans", p.trans, "op(A) op(B): NN, NT, TN or TT");
+  cmd.add_option("--lda", p.lda, "Leading dimension of A (default: minimal)");
+  cmd.add_option("--ldb", p.ldb, "Leading dimension of B (default: minimal)");
+  cmd.add_option("--ldc", p.ldc, "Leading dimension of C (default: minimal)");
+  cmd.add_option("--align", p.align, "Alignment class in floats (4, 2, 1; default from the ld's)");
+}
+
+ProblemKey problem_key(const ProblemArgs& p) {
+  if (p.trans.size() != 2) throw Error(ErrorKind::invalid_value, "--trans takes two letters, e.g. NN or TN");
+  ProblemKey key;
+  key.transa = parse_op(p.trans[0]);
+  key.transb = parse_op(p.trans[1]);
+  key.m = p.m;
+  key.n = p.n;
+  key.k = p.k;
+  key.lda = p.lda;
+  key.ldb = p.ldb;
+  key.ldc = p.ldc;
+  key = with_minimal_leading_dimensions(key);
+  key.align = p.align > 0 ? p.align : alignment_class(key.lda, key.ldb, key.ldc, 0, 0, 0);
+  if (const std::string why = validate(key); !why.empty()) throw Error(ErrorKind::invalid_value, why);
+  return key;
 }
 
 }  // namespace sgt::cli

@@ -1,9 +1,11 @@
-// Shared pieces of the sgemm-tune verbs: default paths, exit codes, output helpers.
+// Shared pieces of the sgemm-tune verbs: default paths, exit codes, the problem arguments.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <string>
+
+#include "space/problem.hpp"
 
 namespace sgt::cli {
 
@@ -18,6 +20,16 @@ constexpr int kExitInterrupted = 130;
 std::string default_database_path();
 // configs/<relative> under the working directory if present, else the installed copy.
 std::string default_config_path(const std::string& relative);
+
+// A problem as `query` and `explain` take it: M N K, --trans, --lda/--ldb/--ldc, --align.
+struct ProblemArgs {
+  int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, align = 0;
+  std::string trans = "NN";
+};
+void add_problem_options(CLI::App& cmd, ProblemArgs& p);
+// The database key: minimal leading dimensions where none are given, the alignment class from
+// them unless --align says. Throws Error(invalid_value) for a malformed problem.
+ProblemKey problem_key(const ProblemArgs& p);
 
 // Registers each verb on the app; each returns the callback's exit code through `exit_code`.
 void add_tune_command(CLI::App& app, int& exit_code);

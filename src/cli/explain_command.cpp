@@ -27,28 +27,12 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ExplainArgs {
-  int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, align = 0, top = 5;
-  std::string trans = "NN", arch, gpu, db;
+  ProblemArgs problem;
+  int top = 5;
+  std::string arch, gpu, db;
   bool json = false, ncu = false;
   double bandwidth_tbps = report::kDefaultBandwidthTbps;
 };
-
-ProblemKey problem_of(const ExplainArgs& a) {
-  if (a.trans.size() != 2) throw Error(ErrorKind::invalid_value, "--trans takes two letters, e.g. NN or TN");
-  ProblemKey key;
-  key.transa = parse_op(a.trans[0]);
-  key.transb = parse_op(a.trans[1]);
-  key.m = a.m;
-  key.n = a.n;
-  key.k = a.k;
-  key.lda = a.lda;
-  key.ldb = a.ldb;
-  key.ldc = a.ldc;
-  key = with_minimal_leading_dimensions(key);
-  key.align = a.align > 0 ? a.align : alignment_class(key.lda, key.ldb, key.ldc, 0, 0, 0);
-  if (const std::string why = validate(key); !why.empty()) throw Error(ErrorKind::invalid_value, why);
-  return key;
-}
 
 std::string self_path() {
   std::error_code ec;
@@ -109,7 +93,7 @@ int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_
 }
 
 int run_explain(const ExplainArgs& a) {
-  const ProblemKey key = problem_of(a);
+  const ProblemKey key = problem_key(a.problem);
   if (!a.arch.empty()) parse_arch(a.arch);
   Database db = Database::open(a.db, OpenMode::read_only);
   TuningStore store(db);
@@ -148,14 +132,7 @@ int run_explain(const ExplainArgs& a) {
 void add_explain_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ExplainArgs>();
   CLI::App* cmd = app.add_subcommand("explain", "Why the winner of a problem wins (no GPU needed)");
-  cmd->add_option("m", a->m, "Rows of C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("n", a->n, "Columns of C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("k", a->k, "Inner dimension")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--trans", a->trans, "op(A) op(B): NN, NT, TN or TT");
-  cmd->add_option("--lda", a->lda, "Leading dimension of A (default: minimal)");
-  cmd->add_option("--ldb", a->ldb, "Leading dimension of B (default: minimal)");
-  cmd->add_option("--ldc", a->ldc, "Leading dimension of C (default: minimal)");
-  cmd->add_option("--align", a->align, "Alignment class in floats (4, 2, 1; default from the ld's)");
+  add_problem_options(*cmd, a->problem);
   cmd->add_option("--arch", a->arch, "Only this architecture, e.g. sm_90 (default: every one tuned)");
   cmd->add_option("--gpu", a->gpu, "Only this GPU model, e.g. \"NVIDIA H200\"");
   cmd->add_option("--db", a->db, "Tuning database");

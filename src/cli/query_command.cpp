@@ -15,8 +15,8 @@ namespace sgt::cli {
 namespace {
 
 struct QueryArgs {
-  int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, align = 0;
-  std::string trans = "NN", arch, gpu, db;
+  ProblemArgs problem;
+  std::string arch, gpu, db;
   bool json = false;
 };
 
@@ -37,19 +37,7 @@ nlohmann::json winner_json(const WinnerRecord& w) {
 }
 
 int run_query(const QueryArgs& a) {
-  if (a.trans.size() != 2) throw Error(ErrorKind::invalid_value, "--trans takes two letters, e.g. NN or TN");
-  ProblemKey key;
-  key.transa = parse_op(a.trans[0]);
-  key.transb = parse_op(a.trans[1]);
-  key.m = a.m;
-  key.n = a.n;
-  key.k = a.k;
-  key.lda = a.lda;
-  key.ldb = a.ldb;
-  key.ldc = a.ldc;
-  key = with_minimal_leading_dimensions(key);
-  key.align = a.align > 0 ? a.align : alignment_class(key.lda, key.ldb, key.ldc, 0, 0, 0);
-  if (const std::string why = validate(key); !why.empty()) throw Error(ErrorKind::invalid_value, why);
+  const ProblemKey key = problem_key(a.problem);
   const std::string arch = a.arch.empty() ? local_arch_or_throw() : a.arch;
   parse_arch(arch);
 
@@ -98,14 +86,7 @@ int run_list(const std::string& db_path, const std::string& arch, bool json) {
 void add_query_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<QueryArgs>();
   CLI::App* cmd = app.add_subcommand("query", "Best known configuration for a problem");
-  cmd->add_option("m", a->m, "Rows of C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("n", a->n, "Columns of C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("k", a->k, "Inner dimension")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--trans", a->trans, "op(A) op(B): NN, NT, TN or TT");
-  cmd->add_option("--lda", a->lda, "Leading dimension of A (default: minimal)");
-  cmd->add_option("--ldb", a->ldb, "Leading dimension of B (default: minimal)");
-  cmd->add_option("--ldc", a->ldc, "Leading dimension of C (default: minimal)");
-  cmd->add_option("--align", a->align, "Alignment class in floats (4, 2, 1; default from the ld's)");
+  add_problem_options(*cmd, a->problem);
   cmd->add_option("--arch", a->arch, "Architecture, e.g. sm_90 (default: the local GPU's)");
   cmd->add_option("--gpu", a->gpu, "Only this GPU model, e.g. \"NVIDIA H200\"");
   cmd->add_option("--db", a->db, "Tuning database");
