@@ -1,14 +1,14 @@
 // `sgemm-tune explain M N K`: why the winner of a problem wins (resources, occupancy, waves,
-// runner-ups, floor, failures), from the database alone; --ncu adds the Nsight Compute command
-// for the winner and runs it where ncu and a GPU are present.
+// runner-ups, floor, failures), from the database alone; --ncu profiles the winner with Nsight
+// Compute where ncu and a GPU are present and summarises speed of light and stall reasons.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -18,7 +18,9 @@
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
 #include "report/explain.hpp"
+#include "report/ncu_summary.hpp"
 #include "report/plot.hpp"
+#include "report/process.hpp"
 #include "report/terminal.hpp"
 
 namespace sgt::cli {
@@ -40,56 +42,63 @@ std::string self_path() {
   return ec ? std::string("sgemm-tune") : p.string();
 }
 
-int run_child(const std::vector<std::string>& argv) {
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid < 0) throw Error(ErrorKind::internal, "fork failed");
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (const std::string& s : argv) args.push_back(const_cast<char*>(s.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw Error(ErrorKind::internal, "waitpid failed");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-// Prints the ncu command for the winner and runs it when it can. Returns the exit code.
-int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_path,
+// Prints the Nsight Compute commands for the winner (into `json` when given), runs them where
+// ncu and a GPU are present and prints the summary. Returns the exit code.
+int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_path, bool colour,
             nlohmann::ordered_json* json) {
-  const fs::path shapes = fs::temp_directory_path() /
-                          fmt::format("sgemm-tune-explain-{}{}-{}x{}x{}.csv", op_char(key.transa),
-                                      op_char(key.transb), key.m, key.n, key.k);
+  std::string pattern = (fs::temp_directory_path() / "sgemm-tune-ncu-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw Error(ErrorKind::internal, fmt::format("{}: cannot create: {}", pattern, std::strerror(errno)));
+  const fs::path dir = pattern;
+  const std::string name = fmt::format("explain-{}{}-{}x{}x{}", op_char(key.transa), op_char(key.transb),
+                                       key.m, key.n, key.k);
+  const fs::path shapes = dir / (name + ".csv");
   {
     std::ofstream out(shapes);
     out << report::shape_list_csv(key);
-    if (!out) throw Error(ErrorKind::invalid_value, fmt::format("{}: cannot write", shapes.string()));
+    if (!out) throw Error(ErrorKind::internal, fmt::format("{}: cannot write", shapes.string()));
   }
-  const std::vector<std::string> argv =
-      report::ncu_command(self_path(), shapes.string(), fs::absolute(db_path).string(), w.family == "cublas");
-  const std::string line = report::shell_line(argv);
-  if (json) (*json)["ncu_command"] = line;
-  else std::printf("Nsight Compute on the winner (clocks left alone):\n  %s\n", line.c_str());
+  const report::NcuPlan plan = report::ncu_plan(self_path(), shapes.string(), fs::absolute(db_path).string(),
+                                                (dir / (name + ".ncu-rep")).string(), w.family == "cublas");
+  nlohmann::ordered_json j = {
+      {"commands", {report::shell_line(plan.profile), report::shell_line(plan.print)}},
+      {"report", plan.report_path}};
+  if (!json)
+    std::printf("Nsight Compute on the winner (clocks left alone):\n  %s\n  %s\n",
+                report::shell_line(plan.profile).c_str(), report::shell_line(plan.print).c_str());
+  const auto finish = [&](int rc, const std::string& error) {
+    if (!error.empty()) {
+      spdlog::error("--ncu: {}", error);
+      j["error"] = error;
+    }
+    if (json) (*json)["ncu"] = j;
+    return rc;
+  };
 
-  if (report::find_on_path("ncu").empty()) {
-    spdlog::error("--ncu: ncu (Nsight Compute) is not on PATH; run the command above where it is");
-    return kExitError;
-  }
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
-    spdlog::error("--ncu needs a GPU: {}", why);
-    return kExitNoGpu;
-  }
+  if (report::find_on_path("ncu").empty())
+    return finish(kExitError, "ncu (Nsight Compute) is not on PATH; run the commands above where it is");
+  if (const std::string why = gpu_unavailable_reason(); !why.empty())
+    return finish(kExitNoGpu, "needs a GPU: " + why);
   const DeviceInfo local = query_device(0);
   if (local.name != w.gpu.name)
     spdlog::warn("the winner was tuned on {}, this GPU is {}: the profile is of this GPU", w.gpu.name,
                  local.name);
-  if (json) return kExitOk;  // the JSON carries the command; ncu's report is text
-  const int rc = run_child(argv);
-  if (rc != 0) spdlog::error("ncu exited with status {}", rc);
-  return rc == 0 ? kExitOk : kExitError;
+  spdlog::info("profiling the winner with ncu (logs and report in {})", dir.string());
+  try {
+    const report::NcuSummary s = report::profile_with_ncu(
+        plan, dir.string(),
+        [](const std::vector<std::string>& argv, const std::string& out) { return report::run_command(argv, out); });
+    if (json) {
+      j["summary"] = report::ncu_summary_json(s);
+    } else {
+      const std::string text = report::format_ncu_summary(s, colour);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+    spdlog::info("ncu report {} opens in the Nsight Compute GUI", plan.report_path);
+    return finish(kExitOk, "");
+  } catch (const Error& e) {
+    return finish(kExitError, e.what());
+  }
 }
 
 int run_explain(const ExplainArgs& a) {
@@ -114,13 +123,13 @@ int run_explain(const ExplainArgs& a) {
         report::explain(w, store.candidates(w.problem, w.gpu, w.software), a.bandwidth_tbps, a.top);
     if (a.json) {
       nlohmann::ordered_json j = report::explanation_json(e);
-      if (a.ncu) rc = std::max(rc, profile(key, w, a.db, &j));
+      if (a.ncu) rc = std::max(rc, profile(key, w, a.db, false, &j));
       out.push_back(std::move(j));
     } else {
       if (i > 0) std::printf("\n");
       const std::string text = report::format_explanation(e, colour);
       std::fwrite(text.data(), 1, text.size(), stdout);
-      if (a.ncu) rc = std::max(rc, profile(key, w, a.db, nullptr));
+      if (a.ncu) rc = std::max(rc, profile(key, w, a.db, colour, nullptr));
     }
   }
   if (a.json) std::printf("%s\n", out.dump(2).c_str());
@@ -140,7 +149,9 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--bandwidth-tbps", a->bandwidth_tbps, "Memory ceiling in TB/s (default 4.3)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->json, "JSON output");
-  cmd->add_flag("--ncu", a->ncu, "Print (and where ncu and a GPU are present, run) Nsight Compute on the winner");
+  cmd->add_flag("--ncu", a->ncu,
+                "Profile the winner with Nsight Compute where ncu and a GPU are present: speed of light, "
+                "occupancy, top stall reasons (else print the commands)");
   cmd->callback([a, &exit_code] {
     report::log_to_stderr();
     if (a->db.empty()) a->db = default_database_path();

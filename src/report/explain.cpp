@@ -1,4 +1,4 @@
-// The explanation of one winner as text and JSON, and the Nsight Compute command for it.
+// The explanation of one winner as text and JSON, the one-problem shape list, shell quoting.
 #include "report/explain.hpp"
 
 #include <fmt/format.h>
@@ -186,23 +186,6 @@ ordered_json explanation_json(const Explanation& e) {
 std::string shape_list_csv(const ProblemKey& p) {
   return fmt::format("m,n,k,transa,transb,lda,ldb,ldc\n{},{},{},{},{},{},{},{}\n", p.m, p.n, p.k,
                      op_char(p.transa), op_char(p.transb), p.lda, p.ldb, p.ldc);
-}
-
-std::vector<std::string> ncu_command(const std::string& sgemm_tune, const std::string& shapes_file,
-                                     const std::string& db, bool cublas_won) {
-  std::vector<std::string> argv = {"ncu", "--clock-control", "none", "--target-processes", "all",
-                                   "--kernel-name", cublas_won ? "regex:gemm" : "regex:^sgemm_main$",
-                                   "--launch-skip", "5", "--launch-count", "1",
-                                   "--section", "SpeedOfLight", "--section", "Occupancy",
-                                   "--section", "LaunchStats", "--section", "WarpStateStats",
-                                   "--section", "SchedulerStats"};
-  for (const std::string& s : {sgemm_tune, std::string("bench"), std::string("--shapes"), shapes_file})
-    argv.push_back(s);
-  if (!db.empty()) {
-    argv.push_back("--db");
-    argv.push_back(db);
-  }
-  return argv;
 }
 
 std::string shell_line(const std::vector<std::string>& argv) {

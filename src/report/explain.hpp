@@ -1,6 +1,6 @@
 // Why a winner wins: its resources, occupancy and waves, the runner-ups and how far behind they
 // are (with the knobs in which they differ), the time against the roofline floor, and the
-// failures by outcome. Also the Nsight Compute command line for profiling the winner.
+// failures by outcome. Also the shape list and shell quoting of the Nsight Compute commands.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -30,10 +30,6 @@ nlohmann::ordered_json explanation_json(const Explanation& e);
 
 // A one-problem shape list (CSV) that `sgemm-tune bench --shapes` reads.
 std::string shape_list_csv(const ProblemKey& p);
-// The Nsight Compute command profiling the winner's kernel (sgemm_main; cuBLAS's own kernels
-// when cuBLAS won) inside `sgemm-tune bench` on that shape list, clocks left alone.
-std::vector<std::string> ncu_command(const std::string& sgemm_tune, const std::string& shapes_file,
-                                     const std::string& db, bool cublas_won);
 // The command as one line a shell takes (arguments quoted where needed).
 std::string shell_line(const std::vector<std::string>& argv);
 
