@@ -2,75 +2,27 @@
 // GPU): output formats, exit codes, --plot with and without gnuplot, colour manners.
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
-
-namespace sgt::report_testing {
-// Defined in report_store_test.cpp: 2048^3 won by f1_simt (300 us vs cuBLAS 342 us) and 1024^3
-// won by cuBLAS, on an NVIDIA H200 (uuid GPU-aaaa).
-void write_small_database(const std::string& path, const GpuRecord& gpu, const std::string& host);
-}  // namespace sgt::report_testing
+#include "support/cli_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using sgt::testing::CliResult;
+using sgt::testing::slurp;
 
-const std::string binary = SGEMM_BINARY_DIR "/src/sgemm-tune";
-
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class CliReport : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(fs::exists(binary)) << binary << " is not built (build the sgemm-tune target)";
-    std::string pattern = (fs::temp_directory_path() / "sgt_cli_report_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir = pattern;
-    db = (dir / "small.db").string();
-    sgt::report_testing::write_small_database(db, {"NVIDIA H200", "GPU-aaaa", "sm_90", 132, 62914560, 1980},
-                                              "host-a");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  // Runs the binary with arguments (a shell fragment) and an optional environment prefix.
-  Result run(const std::string& args, const std::string& env = "") const {
-    const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-    const std::string cmd = env + " '" + binary + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-  fs::path dir;
-  std::string db;
-};
+class CliReport : public sgt::testing::CliTest {};
 
 TEST_F(CliReport, MarkdownByDefaultWithoutColourWhenNotATerminal) {
-  const Result r = run("report --db '" + db + "'");
+  const CliResult r = run("report --db '" + db + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("# SGEMM tuning report"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("NN 2048x2048x2048"), std::string::npos);
@@ -79,7 +31,7 @@ TEST_F(CliReport, MarkdownByDefaultWithoutColourWhenNotATerminal) {
 }
 
 TEST_F(CliReport, CsvJsonAndOutputFile) {
-  Result r = run("report --format csv --db '" + db + "'");
+  CliResult r = run("report --format csv --db '" + db + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out.rfind("gpu,arch,sm_count,problem,", 0), 0u) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
@@ -97,7 +49,7 @@ TEST_F(CliReport, CsvJsonAndOutputFile) {
 }
 
 TEST_F(CliReport, ArchFilterAndBandwidthOption) {
-  Result r = run("report --json --arch sm_80 --db '" + db + "'");
+  CliResult r = run("report --json --arch sm_80 --db '" + db + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["problems"].size(), 0u);
   r = run("report --json --bandwidth-tbps 2 --db '" + db + "'");
@@ -109,14 +61,14 @@ TEST_F(CliReport, UsageErrorsExitTwoAndRuntimeErrorsExitOne) {
   EXPECT_EQ(run("report --format xml --db '" + db + "'").rc, 2);
   EXPECT_EQ(run("explain 10 --db '" + db + "'").rc, 2);
   EXPECT_EQ(run("merge '" + db + "'").rc, 2);
-  const Result missing = run("report --db '" + (dir / "none.db").string() + "'");
+  const CliResult missing = run("report --db '" + (dir / "none.db").string() + "'");
   EXPECT_EQ(missing.rc, 1);
   EXPECT_FALSE(missing.err.empty());
 }
 
 TEST_F(CliReport, PlotWritesPngAndSvg) {
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
-  const Result r = run("report --db '" + db + "' --plot '" + (dir / "plots").string() + "'");
+  const CliResult r = run("report --db '" + db + "' --plot '" + (dir / "plots").string() + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
   for (const char* name : {"roofline.png", "roofline.svg", "speedup.png", "speedup.svg", "roofline.gp"})
     EXPECT_TRUE(fs::exists(dir / "plots" / name)) << name;
@@ -125,7 +77,7 @@ TEST_F(CliReport, PlotWritesPngAndSvg) {
 
 TEST_F(CliReport, PlotWithoutGnuplotSaysSoAndExitsOne) {
   fs::create_directories(dir / "empty-bin");
-  const Result r = run("report --db '" + db + "' --plot '" + (dir / "plots").string() + "'",
+  const CliResult r = run("report --db '" + db + "' --plot '" + (dir / "plots").string() + "'",
                        "PATH='" + (dir / "empty-bin").string() + "'");
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("gnuplot"), std::string::npos) << r.err;
@@ -133,7 +85,7 @@ TEST_F(CliReport, PlotWithoutGnuplotSaysSoAndExitsOne) {
 }
 
 TEST_F(CliReport, ExplainTextAndJson) {
-  Result r = run("explain 2048 2048 2048 --db '" + db + "'");
+  CliResult r = run("explain 2048 2048 2048 --db '" + db + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("winner: f1_simt"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("runner-ups"), std::string::npos);
@@ -153,7 +105,7 @@ TEST_F(CliReport, ExplainTextAndJson) {
 
 TEST_F(CliReport, ExplainNcuPrintsTheCommandAndAClearMessageWithoutNcu) {
   fs::create_directories(dir / "empty-bin");
-  const Result r = run("explain 2048 2048 2048 --ncu --db '" + db + "'",
+  const CliResult r = run("explain 2048 2048 2048 --ncu --db '" + db + "'",
                        "PATH='" + (dir / "empty-bin").string() + "'");
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("ncu --clock-control none"), std::string::npos) << r.out;
@@ -166,7 +118,7 @@ TEST_F(CliReport, MergeTwoDatabasesWithJsonSummary) {
   sgt::report_testing::write_small_database(other, {"NVIDIA H200", "GPU-cccc", "sm_90", 132, 62914560, 1980},
                                             "host-c");
   const std::string out = (dir / "merged.db").string();
-  const Result r = run("merge '" + out + "' '" + db + "' '" + other + "' --json");
+  const CliResult r = run("merge '" + out + "' '" + db + "' '" + other + "' --json");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["inputs"], 2);
@@ -178,7 +130,7 @@ TEST_F(CliReport, MergeTwoDatabasesWithJsonSummary) {
   sgt::Database merged = sgt::Database::open(out, sgt::OpenMode::read_only);
   EXPECT_EQ(sgt::TuningStore(merged).runs().size(), 2u);
 
-  const Result twice = run("merge '" + out + "' '" + db + "' '" + db + "'");
+  const CliResult twice = run("merge '" + out + "' '" + db + "' '" + db + "'");
   EXPECT_EQ(twice.rc, 2);
 }
 
