@@ -2,6 +2,7 @@
 // back, merging into an existing database. Import rebuilds winners' cubins for their
 // architecture with NVRTC (no GPU needed), so the dispatcher needs no JIT on first call.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -63,7 +64,7 @@ int rebuild_cubins(TuningStore& store) {
   return built;
 }
 
-int run_import(const std::string& db_path, const std::string& input, bool build_cubins) {
+int run_import(const std::string& db_path, const std::string& input, bool build_cubins, bool json) {
   std::stringstream text;
   if (input == "-") {
     text << std::cin.rdbuf();
@@ -78,6 +79,13 @@ int run_import(const std::string& db_path, const std::string& input, bool build_
   TuningStore store(db);
   const ImportSummary s = store.import_json(text.str());
   const int built = build_cubins ? rebuild_cubins(store) : 0;
+  if (json) {
+    const nlohmann::ordered_json out = {{"database", db_path}, {"gpus", s.gpus}, {"software", s.software},
+                                        {"runs", s.runs}, {"candidates", s.candidates}, {"winners", s.winners},
+                                        {"cubins_compiled", built}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
   spdlog::info("imported {} winners, {} candidates, {} runs into {}; {} cubins compiled", s.winners,
                s.candidates, s.runs, db_path, built);
   return kExitOk;
@@ -88,7 +96,7 @@ int run_import(const std::string& db_path, const std::string& input, bool build_
 void add_export_commands(CLI::App& app, int& exit_code) {
   struct Args {
     std::string db, file;
-    bool winners_only = false, cubins = false, no_build = false;
+    bool winners_only = false, cubins = false, no_build = false, json = false;
   };
   auto e = std::make_shared<Args>();
   CLI::App* ex = app.add_subcommand("export", "Write the database as a text dump (JSON lines)");
@@ -105,8 +113,9 @@ void add_export_commands(CLI::App& app, int& exit_code) {
   im->add_option("file", i->file, "Dump to read ('-': standard input)")->required();
   im->add_option("--db", i->db, "Tuning database (created if missing)");
   im->add_flag("--no-cubins", i->no_build, "Do not compile winners' cubins");
+  im->add_flag("--json", i->json, "Print what was imported as JSON");
   im->callback([i, &exit_code] {
-    exit_code = run_import(i->db.empty() ? default_database_path() : i->db, i->file, !i->no_build);
+    exit_code = run_import(i->db.empty() ? default_database_path() : i->db, i->file, !i->no_build, i->json);
   });
 }
 

@@ -1,18 +1,20 @@
 // sgemm-tune: tune SGEMM kernels for the local GPU, query and list what was found.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
+#include "report/terminal.hpp"
 
 #include <cstdio>
 #include <string>
 
 int main(int argc, char** argv) {
   // Log lines go to stderr, so stdout carries only results (tables, JSON, CSV).
-  spdlog::set_default_logger(spdlog::stderr_color_mt("sgemm-tune"));
+  sgt::report::log_to_stderr();
   CLI::App app{"sgemm-tune: an SGEMM autotuner (NVRTC kernels, verified against cuBLAS, stored in SQLite)", "sgemm-tune"};
   app.require_subcommand(1);
+  // --quiet and --verbose after the verb too: a verb hands options it does not know to the app.
+  app.fallthrough();
   bool verbose = false, quiet = false;
   app.add_flag("-v,--verbose", verbose, "More log output");
   app.add_flag("-q,--quiet", quiet, "Only errors");

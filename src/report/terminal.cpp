@@ -37,8 +37,11 @@ Colour ratio_colour(double ratio, double band) {
 
 void log_to_stderr() {
   const spdlog::level::level_enum level = spdlog::default_logger()->level();
-  auto logger = std::make_shared<spdlog::logger>("sgemm-tune",
-                                                 std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  // spdlog colours a terminal on its own but knows nothing of NO_COLOR.
+  const char* no = std::getenv("NO_COLOR");
+  auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>(
+      no && *no ? spdlog::color_mode::never : spdlog::color_mode::automatic);
+  auto logger = std::make_shared<spdlog::logger>("sgemm-tune", std::move(sink));
   logger->set_pattern("%^%l%$: %v");
   logger->set_level(level);
   spdlog::set_default_logger(std::move(logger));

@@ -16,8 +16,9 @@ std::string paint(std::string_view text, Colour colour, bool on);
 // Green above 1 + band, red below 1 - band, plain inside: a ratio (cuBLAS / ours) on screen.
 Colour ratio_colour(double ratio, double band = 0.0);
 
-// Sends spdlog's default logger to standard error (same pattern and level), so that a verb's
-// results on standard output (JSON, CSV) are never mixed with log lines.
+// Sends spdlog's default logger to standard error (same pattern and level, colour on a terminal
+// unless NO_COLOR is set), so that a verb's results on standard output (JSON, CSV) are never
+// mixed with log lines.
 void log_to_stderr();
 
 }  // namespace sgt::report
