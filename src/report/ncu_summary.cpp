@@ -341,37 +341,17 @@ NcuPlan ncu_plan(const std::string& sgemm_tune, const std::string& shapes_file,
   NcuPlan plan;
   plan.report_path = report_path;
   // cuBLAS won: skip further, past bench's verification, whose reference is cuBLAS in pedantic
-  // mode and may run another kernel than the one the dispatcher calls.
-  plan.profile = {"ncu",
-                  "--clock-control",
-                  "none",
-                  "--target-processes",
-                  "all",
-                  "--kernel-name",
-                  cublas_won ? "regex:gemm" : "regex:^sgemm_main$",
-                  "--launch-skip",
-                  cublas_won ? "20" : "5",
-                  "--launch-count",
-                  "1",
-                  "--section",
-                  "SpeedOfLight",
-                  "--section",
-                  "Occupancy",
-                  "--section",
-                  "LaunchStats",
-                  "--section",
-                  "WarpStateStats",
-                  "--section",
-                  "SchedulerStats",
-                  "--metrics",
-                  stall_metrics,
-                  "--force-overwrite",
-                  "-o",
-                  report_path,
-                  sgemm_tune,
-                  "bench",
-                  "--shapes",
-                  shapes_file};
+  // mode and may run another kernel than the one the dispatcher calls. bench leaves cuBLASLt
+  // out: its kernels would match "gemm" too, and the profile is of the winner alone.
+  // clang-format off
+  plan.profile = {"ncu", "--clock-control", "none", "--target-processes", "all",
+                  "--kernel-name", cublas_won ? "regex:gemm" : "regex:^sgemm_main$",
+                  "--launch-skip", cublas_won ? "20" : "5", "--launch-count", "1",
+                  "--section", "SpeedOfLight", "--section", "Occupancy", "--section", "LaunchStats",
+                  "--section", "WarpStateStats", "--section", "SchedulerStats",
+                  "--metrics", stall_metrics, "--force-overwrite", "-o", report_path,
+                  sgemm_tune, "bench", "--shapes", shapes_file, "--lt-algos", "0"};
+  // clang-format on
   if (!db.empty()) {
     plan.profile.push_back("--db");
     plan.profile.push_back(db);

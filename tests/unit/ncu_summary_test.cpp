@@ -270,15 +270,16 @@ TEST(NcuPlan, ClocksLeftAloneOneLaunchAndTheStallMetrics) {
   EXPECT_EQ(at("--metrics").find("stalled_selected"), std::string::npos);
   for (const char* section : {"SpeedOfLight", "Occupancy", "WarpStateStats"})
     EXPECT_NE(std::find(p.profile.begin(), p.profile.end(), section), p.profile.end()) << section;
-  const std::vector<std::string> tail(p.profile.end() - 6, p.profile.end());
+  const std::vector<std::string> tail(p.profile.end() - 8, p.profile.end());
   EXPECT_EQ(tail, (std::vector<std::string>{"/opt/bin/sgemm-tune", "bench", "--shapes",
-                                            "/tmp/d/s.csv", "--db", "/tmp/x.db"}));
+                                            "/tmp/d/s.csv", "--lt-algos", "0", "--db",
+                                            "/tmp/x.db"}));
   EXPECT_EQ(p.print, (std::vector<std::string>{"ncu", "--import", "/tmp/d/r.ncu-rep", "--csv",
                                                "--page", "details"}));
 
   const NcuPlan c = ncu_plan("sgemm-tune", "s.csv", "", "r.ncu-rep", true);
   EXPECT_NE(std::find(c.profile.begin(), c.profile.end(), "regex:gemm"), c.profile.end());
-  EXPECT_EQ(c.profile.back(), "s.csv");  // no --db: bench's default database
+  EXPECT_EQ(c.profile.back(), "0");  // no --db: bench's default database
   EXPECT_EQ(c.kernel_regex, "gemm");
 }
 
