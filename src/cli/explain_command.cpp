@@ -75,10 +75,16 @@ int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_
     return rc;
   };
 
+  // Nothing runs here: the folder goes, explain --ncu where ncu and a GPU are makes its own.
+  const auto cannot_run = [&](int rc, const std::string& error) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return finish(rc, error);
+  };
   if (report::find_on_path("ncu").empty())
-    return finish(kExitError, "ncu (Nsight Compute) is not on PATH; run the commands above where it is");
+    return cannot_run(kExitError, "ncu (Nsight Compute) is not on PATH; run explain --ncu where it is");
   if (const std::string why = gpu_unavailable_reason(); !why.empty())
-    return finish(kExitNoGpu, "needs a GPU: " + why);
+    return cannot_run(kExitNoGpu, "needs a GPU: " + why);
   const DeviceInfo local = query_device(0);
   if (local.name != w.gpu.name)
     spdlog::warn("the winner was tuned on {}, this GPU is {}: the profile is of this GPU", w.gpu.name,
