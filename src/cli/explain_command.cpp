@@ -75,7 +75,7 @@ int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_
     return rc;
   };
 
-  // Nothing runs here: the folder goes, explain --ncu where ncu and a GPU are makes its own.
+  // Nothing can run here: the folder goes (explain --ncu where ncu and a GPU are writes its own).
   const auto cannot_run = [&](int rc, const std::string& error) {
     std::error_code ec;
     fs::remove_all(dir, ec);
