@@ -1,17 +1,19 @@
 #include "tuner/candidate_list.hpp"
 
+#include <map>
+
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/templates.hpp"
 #include "tuner/cost_model.hpp"
 
 namespace sgt {
 
-CandidateList plan_candidates(const SearchSpace& space, const DeviceLimits& limits,
+CandidateList plan_candidates(const Enumeration& all, const DeviceLimits& limits,
                               const ProblemKey& problem, const std::string& arch) {
-  const Enumeration all = enumerate(space, limits);
   CandidateList list;
   list.pruned = all.pruned;
   const std::vector<std::string> base = base_compile_options(arch);
+  std::map<std::string, std::string> hashes;  // per template file
   for (const Candidate& c : all.valid) {
     if (!c.family->cannot_implement(c.knobs, problem).empty()) {
       ++list.pruned;
@@ -24,7 +26,9 @@ CandidateList plan_candidates(const SearchSpace& space, const DeviceLimits& limi
     for (const std::string& o : base) p.options += (p.options.empty() ? "" : " ") + o;
     for (const std::string& d : p.defines) p.options += " " + d;
     p.template_file = c.family->name() + ".cu";
-    p.template_hash = template_hash(p.template_file);
+    auto [hash, fresh] = hashes.try_emplace(p.template_file);
+    if (fresh) hash->second = template_hash(p.template_file);
+    p.template_hash = hash->second;
     p.predicted_us = estimate_cost(c.family->geometry(c.knobs, problem), problem, limits).time_us;
     list.candidates.push_back(std::move(p));
   }

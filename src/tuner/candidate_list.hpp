@@ -25,7 +25,8 @@ struct CandidateList {
   int pruned = 0;  // rejected by a constraint or by the family for this problem
 };
 
-CandidateList plan_candidates(const SearchSpace& space, const DeviceLimits& limits,
+// space: the search space enumerated once (it does not depend on the problem).
+CandidateList plan_candidates(const Enumeration& space, const DeviceLimits& limits,
                               const ProblemKey& problem, const std::string& arch);
 
 // The family's knob values in file order, for neighbourhoods in the search.

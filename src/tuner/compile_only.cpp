@@ -23,6 +23,7 @@ CompileOnly::CompileOnly(TuningStore* store, CompileOnlyOptions options)
     : store_(store),
       options_(std::move(options)),
       space_(load_search_space(options_.space_path)),
+      enumeration_(enumerate(space_, options_.limits)),
       cache_(options_.cache_dir),
       gpu_(compile_only_gpu(options_.arch, options_.limits)) {
   const SoftwareInfo sw = query_software();
@@ -39,7 +40,7 @@ CompileOnly::CompileOnly(TuningStore* store, CompileOnlyOptions options)
 
 CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
   const auto started = std::chrono::steady_clock::now();
-  const CandidateList list = plan_candidates(space_, options_.limits, problem, options_.arch);
+  const CandidateList list = plan_candidates(enumeration_, options_.limits, problem, options_.arch);
   CompileOnlyResult result;
   result.problem = problem;
   result.candidates = static_cast<int>(list.candidates.size());

@@ -49,6 +49,7 @@ class CompileOnly {
   TuningStore* store_;
   CompileOnlyOptions options_;
   SearchSpace space_;
+  Enumeration enumeration_;
   CompileCache cache_;
   GpuRecord gpu_;
   SoftwareRecord software_;

@@ -71,6 +71,7 @@ struct Tuner::State {
   GpuRecord gpu;
   SoftwareRecord software;
   SearchSpace space;
+  Enumeration enumeration;  // of the space against this GPU's limits, for every problem
   Stream stream;
   CublasHandle cublas{true};
   UtilityKernels utility;
@@ -87,6 +88,7 @@ struct Tuner::State {
         gpu(gpu_record(device)),
         software(software_record()),
         space(load_search_space(options.space_path)),
+        enumeration(enumerate(space, limits)),
         utility(device.arch()),
         timer(device, options.settings.measure, stream.get()),
         cache(options.cache_dir) {}
@@ -167,7 +169,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   if (const std::string why = validate(key); !why.empty())
     throw Error(ErrorKind::invalid_value, fmt::format("{}: {}", key.to_string(), why));
 
-  const CandidateList list = plan_candidates(s.space, s.limits, key, s.device.arch());
+  const CandidateList list = plan_candidates(s.enumeration, s.limits, key, s.device.arch());
   const std::vector<PlannedCandidate>& work = list.candidates;
   result.pruned = list.pruned;
   SearchOrder order(s.options.strategy, s.space, work, s.options.max_candidates, s.options.seed,
@@ -184,11 +186,13 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     for (CandidateRecord& r : s.store.candidates(key, s.gpu, s.software))
       if (r.outcome != Outcome::compiled)
         finished.emplace(finished_key(r.family, r.config, r.template_hash), std::move(r));
+    // Tuned already: a winner is stored and the search's budget was spent on candidates of the
+    // current space and templates (a space or template change, or a larger budget, goes on).
     if (auto winner = s.store.find_winner(key, s.gpu.name, s.gpu.arch); winner && !finished.empty()) {
-      bool all_known = true;
-      for (std::size_t i : batch)
-        all_known &= finished.contains(
-            finished_key(work[i].candidate.family->name(), work[i].config, work[i].template_hash));
+      int known = 0;
+      for (const PlannedCandidate& w : work)
+        known += finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash));
+      const bool all_known = known >= order.budget();
       if (all_known) {
         result.already_tuned = true;
         result.family = winner->family;

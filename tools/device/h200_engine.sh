@@ -22,10 +22,11 @@ public=$dist/configs/shapes/public.csv
 quick=$dist/configs/shapes/quick.csv
 timed() {  # name, command...: wall seconds into $out/<name>.time
   local name=$1; shift
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   "$@" > "$out/$name.json" 2> "$out/$name.log"
-  local rc=$?
-  echo "$name: exit $rc, $(echo "$(date +%s.%N) - $t0" | bc) s" | tee "$out/$name.time"
+  local rc=$? t1=$(date +%s%N)
+  echo "$name: exit $rc, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" |
+    tee "$out/$name.time"
 }
 
 case ${STEP:-default} in
@@ -33,7 +34,7 @@ case ${STEP:-default} in
     nproc | tee "$out/cores.txt"
     export SGEMM_CACHE_DIR=$work/compile-cache
     rm -rf "$SGEMM_CACHE_DIR"
-    head -2 "$quick" > "$work/one.csv"  # header and 4096^3
+    printf 'm,n,k\n4096,4096,4096\n' > "$work/one.csv"
     timed compile-cold "$tool" tune --compile-only --shapes "$work/one.csv" --space "$space" --db "$work/compile.db" --json
     timed compile-warm "$tool" tune --compile-only --shapes "$work/one.csv" --space "$space" --db "$work/compile.db" --json
     timed compile-quick "$tool" tune --compile-only --shapes "$quick" --space "$space" --db "$work/compile.db" --json
@@ -42,17 +43,17 @@ case ${STEP:-default} in
   default)
     export SGEMM_CACHE_DIR=$work/cache
     rm -rf "$SGEMM_CACHE_DIR" "$work/default.db"*
-    timed tune-default timeout 420 "$tool" tune --shapes "$public" --space "$space" --settings "$settings" \
+    timed tune-default timeout 330 "$tool" tune --shapes "$public" --space "$space" --settings "$settings" \
       --db "$work/default.db" --json
     tail -3 "$out/tune-default.log"
     timed tune-rerun "$tool" tune --shapes "$public" --space "$space" --settings "$settings" \
       --db "$work/default.db" --json
-    head -2 "$quick" > "$work/one.csv"
+    printf 'm,n,k\n4096,4096,4096\n' > "$work/one.csv"
     timed tune-retune-one "$tool" tune --shapes "$work/one.csv" --space "$space" --settings "$settings" \
       --db "$work/default.db" --retune --json
     rm -f "$work/two.db"*
-    timed tune-two-workers timeout 150 "$tool" tune --shapes "$quick" --space "$space" --settings "$settings" \
-      --db "$work/two.db" --devices 0,0 --max-candidates 24 --json
+    timed tune-two-workers timeout 100 "$tool" tune --shapes "$quick" --space "$space" --settings "$settings" \
+      --db "$work/two.db" --devices 0,0 --max-candidates 16 --json
     "$tool" list --db "$work/two.db" > "$out/two-workers-list.txt" 2>&1
     cp "$work/default.db" "$out/default.db"
     ;;

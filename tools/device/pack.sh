@@ -15,6 +15,9 @@ for t in unit_tests nvrtc_tests gpu_tests; do
   [[ -x "$build/tests/$t" ]] && cp "$build/tests/$t" .device-dist/tests/
 done
 cp "$build"/tests/*.so .device-dist/tests/ 2>/dev/null || true
+# A build with MPI needs Open MPI's libraries to load (MPI itself starts only under mpirun).
+ldd "$build/src/sgemm-tune" | awk '/libmpi|libopen-rte|libopen-pal|libhwloc|libevent/ {print $3}' |
+  xargs -r cp -L -t .device-dist/lib/
 cp -r "$source_tree/configs" .device-dist/configs
 strip --strip-debug .device-dist/bin/* .device-dist/tests/* .device-dist/lib/*.so.* 2>/dev/null || true
 grep -qx '/.device-dist/' .git/info/exclude 2>/dev/null || echo '/.device-dist/' >> .git/info/exclude

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One device command (about 7 minutes): an exhaustive search over as much of the public suite as
+# 200 s allows (to compare with the default strategy's winners), the time of re-running an
+# already tuned list, two workers on one GPU, explain --ncu and bench with cuBLASLt. Everything
+# lands in $OUT/engine.tar.gz.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-/tmp/sgemm-out}
+res=/tmp/sgemm-visit
+work=/tmp/sgemm-engine
+rm -rf "$res"; mkdir -p "$res" "$work" "$out"
+dist=$PWD/.device-dist
+export SGEMM_SOURCE_DIR=$dist
+export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export SGEMM_CACHE_DIR=$work/cache
+export PATH=$dist/bin:$PATH
+space=$dist/configs/spaces
+settings=tools/device/screen_fast.yaml
+timed() {  # name, command...: stdout to <name>.json, stderr to <name>.log, wall time to <name>.time
+  local name=$1; shift
+  local t0=$(date +%s%N)
+  "$@" > "$res/$name.json" 2> "$res/$name.log"
+  local rc=$? t1=$(date +%s%N)
+  echo "$name: exit $rc, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" |
+    tee "$res/$name.time"
+}
+
+timed tune-exhaustive timeout 230 sgemm-tune tune --shapes "$dist/configs/shapes/public.csv" --space "$space" \
+  --settings "$settings" --db "$work/exhaustive.db" --strategy exhaustive --time-budget 200 --json
+
+printf 'm,n,k\n2048,2048,2048\n4096,16,4096\n1000,1300,700\n' > "$work/three.csv"
+timed tune-three timeout 90 sgemm-tune tune --shapes "$work/three.csv" --space "$space" --settings "$settings" \
+  --db "$work/three.db" --json
+timed tune-three-again sgemm-tune tune --shapes "$work/three.csv" --space "$space" --settings "$settings" \
+  --db "$work/three.db" --json
+
+timed tune-two-workers timeout 90 sgemm-tune tune --shapes "$dist/configs/shapes/quick.csv" --space "$space" \
+  --settings "$settings" --db "$work/two.db" --devices 0,0 --max-candidates 16 --json
+sgemm-tune list --db "$work/two.db" > "$res/two-workers-list.txt" 2>&1
+
+sgemm-tune import tuner_db/nvidia-h200.json --db "$work/shipped.db" > "$res/import.log" 2>&1
+timed explain-ncu timeout 90 sgemm-tune explain 4096 16 4096 --db "$work/shipped.db" --ncu
+timed explain-ncu-json timeout 90 sgemm-tune explain 4096 16 4096 --db "$work/shipped.db" --ncu --json
+timed bench-quick timeout 120 sgemm-tune bench --shapes "$dist/configs/shapes/quick.csv" --db "$work/shipped.db" \
+  --json "$res/bench-quick-lt.json"
+
+tar -C "$res" -czf "$out/engine.tar.gz" .
+cat "$res"/*.time
+tail -12 "$res/bench-quick.json"
