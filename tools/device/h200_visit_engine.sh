@@ -25,23 +25,22 @@ timed() {  # name, command...: stdout to <name>.json, stderr to <name>.log, wall
     tee "$res/$name.time"
 }
 
-timed tune-exhaustive timeout 230 sgemm-tune tune --shapes "$dist/configs/shapes/public.csv" --space "$space" \
-  --settings "$settings" --db "$work/exhaustive.db" --strategy exhaustive --time-budget 200 --json
+timed tune-exhaustive timeout 175 sgemm-tune tune --shapes "$dist/configs/shapes/public.csv" --space "$space" \
+  --settings "$settings" --db "$work/exhaustive.db" --strategy exhaustive --time-budget 150 --json
 
-printf 'm,n,k\n2048,2048,2048\n4096,16,4096\n1000,1300,700\n' > "$work/three.csv"
-timed tune-three timeout 90 sgemm-tune tune --shapes "$work/three.csv" --space "$space" --settings "$settings" \
+printf 'm,n,k\n2048,2048,2048\n4096,16,4096\n' > "$work/three.csv"
+timed tune-three timeout 60 sgemm-tune tune --shapes "$work/three.csv" --space "$space" --settings "$settings" \
   --db "$work/three.db" --json
 timed tune-three-again sgemm-tune tune --shapes "$work/three.csv" --space "$space" --settings "$settings" \
   --db "$work/three.db" --json
 
-timed tune-two-workers timeout 90 sgemm-tune tune --shapes "$dist/configs/shapes/quick.csv" --space "$space" \
+timed tune-two-workers timeout 60 sgemm-tune tune --shapes "$dist/configs/shapes/quick.csv" --space "$space" \
   --settings "$settings" --db "$work/two.db" --devices 0,0 --max-candidates 16 --json
 sgemm-tune list --db "$work/two.db" > "$res/two-workers-list.txt" 2>&1
 
 sgemm-tune import tuner_db/nvidia-h200.json --db "$work/shipped.db" > "$res/import.log" 2>&1
-timed explain-ncu timeout 90 sgemm-tune explain 4096 16 4096 --db "$work/shipped.db" --ncu
-timed explain-ncu-json timeout 90 sgemm-tune explain 4096 16 4096 --db "$work/shipped.db" --ncu --json
-timed bench-quick timeout 120 sgemm-tune bench --shapes "$dist/configs/shapes/quick.csv" --db "$work/shipped.db" \
+timed explain-ncu timeout 60 sgemm-tune explain 4096 16 4096 --db "$work/shipped.db" --ncu
+timed bench-quick timeout 90 sgemm-tune bench --shapes "$dist/configs/shapes/quick.csv" --db "$work/shipped.db" \
   --json "$res/bench-quick-lt.json"
 
 tar -C "$res" -czf "$out/engine.tar.gz" .
