@@ -35,6 +35,17 @@ CandidateList plan_candidates(const Enumeration& all, const DeviceLimits& limits
   return list;
 }
 
+CandidateRecord candidate_record(const PlannedCandidate& c, const ProblemKey& problem, std::int64_t run_id) {
+  CandidateRecord rec;
+  rec.run_id = run_id;
+  rec.problem = problem;
+  rec.family = c.candidate.family->name();
+  rec.config = c.config;
+  rec.template_hash = c.template_hash;
+  rec.compile_options = c.options;
+  return rec;
+}
+
 const FamilySpace* family_space(const SearchSpace& space, const Family* family) {
   for (const FamilySpace& f : space.families)
     if (f.family == family) return &f;

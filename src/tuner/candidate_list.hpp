@@ -3,10 +3,12 @@
 // the cost model's estimate. Shared by tuning and compile-only runs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "config/search_space.hpp"
+#include "db/records.hpp"
 
 namespace sgt {
 
@@ -28,6 +30,10 @@ struct CandidateList {
 // space: the search space enumerated once (it does not depend on the problem).
 CandidateList plan_candidates(const Enumeration& space, const DeviceLimits& limits,
                               const ProblemKey& problem, const std::string& arch);
+
+// A record of the candidate for the database, identity and compile options filled in.
+CandidateRecord candidate_record(const PlannedCandidate& candidate, const ProblemKey& problem,
+                                 std::int64_t run_id);
 
 // The family's knob values in file order, for neighbourhoods in the search.
 const FamilySpace* family_space(const SearchSpace& space, const Family* family);

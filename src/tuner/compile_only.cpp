@@ -60,13 +60,7 @@ CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
     const CompileResult compiled = pool.take(i);
     const ResourceVerdict resources =
         check_resources(compiled, c.candidate.family->geometry(c.candidate.knobs, problem), options_.limits);
-    CandidateRecord rec;
-    rec.run_id = run_id_;
-    rec.problem = problem;
-    rec.family = c.candidate.family->name();
-    rec.config = c.config;
-    rec.template_hash = c.template_hash;
-    rec.compile_options = c.options;
+    CandidateRecord rec = candidate_record(c, problem, run_id_);
     rec.registers = resources.registers;
     rec.spill_bytes = resources.spill_bytes;
     rec.smem_bytes = resources.smem_bytes;

@@ -256,13 +256,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       const std::size_t i = batch[b];
       const PlannedCandidate& w = work[i];
       const Family& family = *w.candidate.family;
-      CandidateRecord rec;
-      rec.run_id = s.run_id;
-      rec.problem = key;
-      rec.family = family.name();
-      rec.config = w.config;
-      rec.template_hash = w.template_hash;
-      rec.compile_options = w.options;
+      CandidateRecord rec = candidate_record(w, key, s.run_id);
       ++result.measured;
 
       if (job_of[b] == SIZE_MAX) {
@@ -408,13 +402,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     const Measurement& m = rounds.kernels[f + 1];
     finalists.push_back({m.median_us, rounds.ratio_summary[f + 1].median, rounds.ratio_summary[f + 1].spread,
                          w.candidate.family->complexity(w.candidate.knobs)});
-    CandidateRecord rec;
-    rec.run_id = s.run_id;
-    rec.problem = key;
-    rec.family = w.candidate.family->name();
-    rec.config = w.config;
-    rec.template_hash = w.template_hash;
-    rec.compile_options = w.options;
+    CandidateRecord rec = candidate_record(w, key, s.run_id);
     for (const CandidateRecord& old : s.store.candidates(key, s.gpu, s.software))
       if (old.family == rec.family && old.config == rec.config && old.template_hash == rec.template_hash)
         rec = old;

@@ -20,14 +20,8 @@ space=$dist/configs/spaces
 settings=tools/device/screen_fast.yaml
 public=$dist/configs/shapes/public.csv
 quick=$dist/configs/shapes/quick.csv
-timed() {  # name, command...: wall seconds into $out/<name>.time
-  local name=$1; shift
-  local t0=$(date +%s%N)
-  "$@" > "$out/$name.json" 2> "$out/$name.log"
-  local rc=$? t1=$(date +%s%N)
-  echo "$name: exit $rc, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" |
-    tee "$out/$name.time"
-}
+res=$out
+source tools/device/lib.sh
 
 case ${STEP:-default} in
   compile)

@@ -16,14 +16,7 @@ export SGEMM_CACHE_DIR=$work/cache
 export PATH=$dist/bin:$PATH
 space=$dist/configs/spaces
 settings=tools/device/screen_fast.yaml
-timed() {  # name, command...: stdout to <name>.json, stderr to <name>.log, wall time to <name>.time
-  local name=$1; shift
-  local t0=$(date +%s%N)
-  "$@" > "$res/$name.json" 2> "$res/$name.log"
-  local rc=$? t1=$(date +%s%N)
-  echo "$name: exit $rc, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" |
-    tee "$res/$name.time"
-}
+source tools/device/lib.sh
 
 timed tune-exhaustive timeout 175 sgemm-tune tune --shapes "$dist/configs/shapes/public.csv" --space "$space" \
   --settings "$settings" --db "$work/exhaustive.db" --strategy exhaustive --time-budget 150 --json
