@@ -301,12 +301,21 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
                                         {"warp state", "Warp Cycles Per Issued Instruction"}},
                                        false))
     s.cycles_per_issue = parse_ncu_number(m->value);
-  if (!s.duration_us && !s.sm_throughput_pct && !s.memory_throughput_pct)
-    throw Error(
-        ErrorKind::internal,
-        fmt::format("ncu's output has no speed-of-light metrics for {} (section SpeedOfLight "
-                    "not collected)",
-                    l.kernel));
+  if (!s.duration_us && !s.sm_throughput_pct && !s.memory_throughput_pct) {
+    // Name what the output held, so a layout this parser does not know can be seen at once.
+    std::string seen;
+    for (const MetricRow& m : l.metrics) {
+      if (seen.size() > 600) {
+        seen += ", ...";
+        break;
+      }
+      seen += (seen.empty() ? "" : ", ") + m.section + "/" + m.name + " [" + m.unit + "]";
+    }
+    throw Error(ErrorKind::internal,
+                fmt::format("ncu's output has no speed-of-light metrics for {} (section SpeedOfLight "
+                            "not collected or not recognised); it held: {}",
+                            l.kernel, seen.empty() ? "no metrics" : seen));
+  }
 
   double total = 0;
   for (const MetricRow& m : l.metrics) {
