@@ -787,26 +787,21 @@ std::vector<RunRecord> TuningStore::runs() {
 std::int64_t TuningStore::record_candidate(std::int64_t run_id, const GpuRecord& gpu,
                                            const SoftwareRecord& software,
                                            const CandidateRecord& candidate) {
-  check_problem(candidate.problem, "candidate");
+  return record_candidates(run_id, gpu, software, {candidate}).front();
+}
+
+std::vector<std::int64_t> TuningStore::record_candidates(std::int64_t run_id, const GpuRecord& gpu,
+                                                         const SoftwareRecord& software,
+                                                         const std::vector<CandidateRecord>& candidates) {
+  for (const CandidateRecord& c : candidates) check_problem(c.problem, "candidate");
   return db_.write_transaction([&] {
     Writer w(db_);
     const std::int64_t gpu_id = w.gpu(gpu);
     const std::int64_t software_id = w.software(software);
-    const std::int64_t problem_id = w.problem(candidate.problem);
-    return w.candidate(optional_id(run_id), problem_id, gpu_id, software_id, candidate);
-  });
-}
-
-void TuningStore::record_candidates(std::int64_t run_id, const GpuRecord& gpu,
-                                    const SoftwareRecord& software,
-                                    const std::vector<CandidateRecord>& candidates) {
-  for (const CandidateRecord& c : candidates) check_problem(c.problem, "candidate");
-  db_.write_transaction([&] {
-    Writer w(db_);
-    const std::int64_t gpu_id = w.gpu(gpu);
-    const std::int64_t software_id = w.software(software);
+    std::vector<std::int64_t> ids;
     for (const CandidateRecord& c : candidates)
-      w.candidate(optional_id(run_id), w.problem(c.problem), gpu_id, software_id, c);
+      ids.push_back(w.candidate(optional_id(run_id), w.problem(c.problem), gpu_id, software_id, c));
+    return ids;
   });
 }
 

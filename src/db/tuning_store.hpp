@@ -46,9 +46,11 @@ class TuningStore {
   // no run. Returns the row id, which stays the same when a row is replaced.
   std::int64_t record_candidate(std::int64_t run_id, const GpuRecord& gpu,
                                 const SoftwareRecord& software, const CandidateRecord& candidate);
-  // Many candidates in one transaction (compile-only runs record a problem at a time).
-  void record_candidates(std::int64_t run_id, const GpuRecord& gpu, const SoftwareRecord& software,
-                         const std::vector<CandidateRecord>& candidates);
+  // Many candidates in one transaction (compile-only runs record a problem at a time); their
+  // row ids in order.
+  std::vector<std::int64_t> record_candidates(std::int64_t run_id, const GpuRecord& gpu,
+                                              const SoftwareRecord& software,
+                                              const std::vector<CandidateRecord>& candidates);
 
   // Every candidate tried for the problem on this GPU (name, uuid, arch, SM count) and this
   // software, ordered by family, config, template hash: what resume skips.
