@@ -150,6 +150,12 @@ LocalRun run_local(const TuneArgs& a, const std::vector<Shape>& shapes, const st
   return run;
 }
 
+// "GPU 0", or under MPI "host/rank 1 of 2 GPU 0".
+std::string where(const json& r) {
+  const std::string host = r.value("host_rank", std::string());
+  return fmt::format("{}{}GPU {}", host, host.empty() ? "" : " ", r.at("device").get<int>());
+}
+
 void print_results(const std::vector<json>& results, std::size_t problems, bool as_json) {
   if (as_json) {
     json out = json::array();
@@ -160,13 +166,13 @@ void print_results(const std::vector<json>& results, std::size_t problems, bool 
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
-  std::printf("\n%-52s %-10s %-14s %12s %12s %8s\n", "problem", "winner", "gpu", "tuned us", "cuBLAS us",
+  std::printf("\n%-52s %-10s %-8s %12s %12s %8s\n", "problem", "winner", "where", "tuned us", "cuBLAS us",
               "speedup");
   for (const json& r : results) {
     const double tuned = r.at("tuned_us"), cublas = r.at("cublas_us");
-    std::printf("%-52s %-10s %-14s %12.2f %12.2f %7.2fx\n", r.at("problem").get<std::string>().c_str(),
+    std::printf("%-52s %-10s %-8s %12.2f %12.2f %7.2fx\n", r.at("problem").get<std::string>().c_str(),
                 r.at("family").get<std::string>().c_str(),
-                fmt::format("{} #{}", r.value("host_rank", std::string()), r.at("device").get<int>()).c_str(),
+                where(r).c_str(),
                 tuned, cublas, tuned > 0 ? cublas / tuned : 0.0);
   }
   if (results.size() < problems)

@@ -79,8 +79,8 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
                tuner.device().name, tuner.device().arch(), tuner.device().sm_count, a.db);
 
   install_interrupt_handlers();
-  // Several workers share the terminal: only a single one draws a progress line.
-  const bool tty = isatty(STDERR_FILENO) && queue.workers() == 1;
+  // Several workers share the terminal: only a single one draws a progress line (not with -q).
+  const bool tty = isatty(STDERR_FILENO) && queue.workers() == 1 && spdlog::should_log(spdlog::level::info);
   const auto run_started = std::chrono::steady_clock::now();
   RunClock clock;
   std::ofstream results(slot.results_path, std::ios::app);
