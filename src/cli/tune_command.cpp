@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "cli/cli_common.hpp"
@@ -52,14 +53,14 @@ int visible_gpu_count() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 }
 
-// "--devices 0,1", "--devices all"; a GPU may be named twice (two workers on one GPU).
+// "--devices 0,1", "--devices all" (empty when no GPU is visible); a GPU may be named twice (two
+// workers on one GPU).
 std::vector<int> parse_devices(const std::string& text, int fallback) {
   if (text.empty()) return {fallback};
   std::vector<int> out;
   if (text == "all") {
     for (int i = 0, n = visible_gpu_count(); i < n; ++i) out.push_back(i);
-    if (out.empty()) throw Error(ErrorKind::cuda, "--devices all: no GPU is visible");
-    return out;
+    return out;  // empty: no GPU
   }
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
@@ -93,6 +94,18 @@ int worst(int a, int b) {
 // Tunes shapes on this host: one supervised worker per device, in processes of their own.
 LocalRun run_local(const TuneArgs& a, const std::vector<Shape>& shapes, const std::string& cmd) {
   const std::vector<int> devices = parse_devices(a.devices, a.device);
+  if (devices.size() > 1 || a.devices == "all") {
+    // Checked once here, not by every worker.
+    const int visible = visible_gpu_count();
+    if (visible == 0 || devices.empty()) {
+      spdlog::error("sgemm-tune tune needs a GPU: --devices {}: none is visible", a.devices);
+      return {kExitNoGpu, {}};
+    }
+    for (int d : devices)
+      if (d >= visible)
+        throw Error(ErrorKind::invalid_value,
+                    fmt::format("--devices {}: GPU {} is not visible ({} GPUs)", a.devices, d, visible));
+  }
   std::string pattern = (fs::temp_directory_path() / "sgemm-tune-run-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw Error(ErrorKind::internal, "cannot create a temporary folder");
   const fs::path results_dir = pattern;
@@ -361,6 +374,9 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     if (args->db.empty()) args->db = default_database_path();
     if (args->strategy == "exhaustive" && args->max_candidates >= 0)
       throw CLI::ValidationError("--max-candidates", "an exhaustive search takes every candidate");
+    static const std::regex device_list("all|[0-9]+(,[0-9]+)*");
+    if (!args->devices.empty() && !std::regex_match(args->devices, device_list))
+      throw CLI::ValidationError("--devices", "'" + args->devices + "': expected all or ordinals like 0,1");
     if (!args->arch.empty() && !args->compile_only)
       throw CLI::ValidationError("--arch", "only with --compile-only (tuning uses the GPU's)");
     (void)app;

@@ -296,6 +296,7 @@ TEST_F(Cli, MisuseExitsTwoWithUsage) {
        {"tune", "--shapes", good, "--strategy", "exhaustive", "--max-candidates", "10"}, "exhaustive"},
       {"tune with --arch but no --compile-only", {"tune", "--shapes", good, "--arch", "sm_90"}, "--compile-only"},
       {"tune with a negative time budget", {"tune", "--shapes", good, "--time-budget", "-1"}, "-1"},
+      {"tune with a bad device list", {"tune", "--shapes", good, "--devices", "0,x"}, "0,x"},
       {"query with two sizes", {"query", "64", "64"}, "k"},
       {"query with a word", {"query", "64", "sixty", "64"}, "sixty"},
       {"query with a zero size", {"query", "0", "64", "64"}, "0"},
@@ -339,11 +340,17 @@ TEST_F(Cli, BadInputFilesExitTwoNamingFileAndLine) {
 TEST_F(Cli, GpuVerbWithoutGpuExitsThreeWithOneLine) {
   if (gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is usable here: this checks GPU-less machines";
   const std::string good = write("good.csv", "m,n,k\n64,64,64\n");
-  for (const char* verb : {"tune", "bench"}) {
-    const CliRun r = run_cli({verb, "--shapes", good, "--db", db()});
-    EXPECT_EQ(r.exit_code, 3) << verb << ":\n" << r.output;
-    ASSERT_FALSE(r.output.empty()) << verb;
-    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << verb << ": not one line:\n" << r.output;
+  const std::vector<std::vector<std::string>> commands = {
+      {"tune", "--shapes", good, "--db", db()},
+      {"tune", "--shapes", good, "--db", db(), "--devices", "all"},
+      {"tune", "--shapes", good, "--db", db(), "--devices", "0,1"},
+      {"bench", "--shapes", good, "--db", db()}};
+  for (const std::vector<std::string>& args : commands) {
+    const CliRun r = run_cli(args);
+    const std::string what = args[0] + (args.size() > 5 ? " " + args[5] + " " + args[6] : "");
+    EXPECT_EQ(r.exit_code, 3) << what << ":\n" << r.output;
+    ASSERT_FALSE(r.output.empty()) << what;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << what << ": not one line:\n" << r.output;
     EXPECT_NE(r.output.find("needs a GPU"), std::string::npos) << r.output;
   }
   EXPECT_FALSE(fs::exists(db())) << "a GPU-less tune must not create the database";
