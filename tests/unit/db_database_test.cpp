@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "support/temp_dir.hpp"
 #include "common/error.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
@@ -31,32 +32,9 @@ using sgt::OpenMode;
 using sgt::Statement;
 using sgt::Transaction;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sgt_db_test_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
+using sgt::testing::TempDir;
+using sgt::testing::read_bytes;
+using sgt::testing::write_bytes;
 
 // A database made with plain SQLite, as another tool or an older sgemm-tune would leave it.
 void make_raw_database(const std::string& path, const std::string& script) {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/temp_dir.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
 #include "sgemm_dispatch.h"
@@ -39,31 +40,9 @@ namespace fs = std::filesystem;
 const GpuRecord h200{"NVIDIA H200", "GPU-1111", "sm_90", 132, 62914560, 1980};
 const SoftwareRecord cuda13{"580.65", "13.0", "13.0.48", "13.1.0.3"};
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sgt_db_safety_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
+using sgt::testing::TempDir;
+using sgt::testing::read_bytes;
+using sgt::testing::write_bytes;
 
 void raw_exec(const std::string& path, const std::string& script) {
   sqlite3* db = nullptr;

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/temp_dir.hpp"
 #include "common/error.hpp"
 #include "db/database.hpp"
 #include "db/records.hpp"
@@ -22,22 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace sgt;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sgt_store_test_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using sgt::testing::TempDir;
 
 const GpuRecord h200{"NVIDIA H200", "GPU-1111", "sm_90", 132, 62914560, 1980};
 const GpuRecord h200_other_unit{"NVIDIA H200", "GPU-2222", "sm_90", 132, 62914560, 1980};

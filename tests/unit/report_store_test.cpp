@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "support/temp_dir.hpp"
 #include "common/error.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
@@ -108,22 +109,7 @@ namespace {
 using namespace sgt::report;
 using namespace sgt::report_testing;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sgt_report_test_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using sgt::testing::TempDir;
 
 class ReportStore : public ::testing::Test {
  protected:
