@@ -248,9 +248,12 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
   const auto cell = [](const std::vector<std::string>& r, int i) {
     return i >= 0 && i < static_cast<int>(r.size()) ? r[i] : std::string();
   };
+  // A metric's record ends after its value: ncu 2025 leaves out the empty rule columns that
+  // follow (16 fields under a header of 20), and only a rule's own records are full length.
+  const int needed = std::max({id, kernel, name, value}) + 1;
   for (std::size_t i = 1; i < records.size(); ++i) {
     const std::vector<std::string>& r = records[i];
-    if (r.size() < head.size()) continue;  // a log line that came after the header
+    if (static_cast<int>(r.size()) < needed) continue;  // a log line that came after the header
     if (launches.empty() || launches.back().id != r[id]) {
       launches.push_back({r[id], r[kernel], cell(r, device), cell(r, block), cell(r, grid), {}});
     }
@@ -296,6 +299,9 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
                      {"occupancy", "Achieved Occupancy"}});
   s.theoretical_occupancy_pct = percent_of(
       l, {{"", "sm__maximum_warps_per_active_cycle_pct"}, {"occupancy", "Theoretical Occupancy"}});
+  if (const MetricRow* m = find_metric(
+          l, {{"", "launch__registers_per_thread"}, {"launch", "Registers Per Thread"}}, false))
+    s.registers_per_thread = parse_ncu_number(m->value);
   if (const MetricRow* m = find_metric(l,
                                        {{"", "smsp__average_warp_latency_per_inst_issued.ratio"},
                                         {"warp state", "Warp Cycles Per Issued Instruction"}},
@@ -401,9 +407,10 @@ std::string format_ncu_summary(const NcuSummary& s, bool colour) {
                      or_not_reported(s.memory_throughput_pct, "{:.1f}%"),
                      or_not_reported(s.dram_throughput_pct, "{:.1f}%"),
                      or_not_reported(s.duration_us, "{:.2f} us"));
-  out += fmt::format("  occupancy: achieved {}, theoretical {}\n",
+  out += fmt::format("  occupancy: achieved {}, theoretical {}; {} registers/thread\n",
                      or_not_reported(s.achieved_occupancy_pct, "{:.1f}%"),
-                     or_not_reported(s.theoretical_occupancy_pct, "{:.1f}%"));
+                     or_not_reported(s.theoretical_occupancy_pct, "{:.1f}%"),
+                     or_not_reported(s.registers_per_thread, "{:.0f}"));
   if (s.stalls.empty()) {
     out += "  stall reasons: not reported (no smsp__average_warps_issue_stalled_* metrics)\n";
     return out;
@@ -441,6 +448,7 @@ nlohmann::ordered_json ncu_summary_json(const NcuSummary& s) {
           {"dram_throughput_pct", optional(s.dram_throughput_pct)},
           {"achieved_occupancy_pct", optional(s.achieved_occupancy_pct)},
           {"theoretical_occupancy_pct", optional(s.theoretical_occupancy_pct)},
+          {"registers_per_thread", optional(s.registers_per_thread)},
           {"cycles_per_issue", optional(s.cycles_per_issue)},
           {"stalls", stalls}};
 }

@@ -138,7 +138,7 @@ TEST_F(CliManners, ExplainNcuWithAStandInNcu) {
   {
     std::ofstream script(bin / "ncu");
     script << "#!/bin/sh\ncase \" $* \" in *\" --import \"*) cat '" SGEMM_SOURCE_DIR
-              "/tests/unit/data/ncu_details_sgemm_main.csv' ;; esac\nexit 0\n";
+              "/tests/unit/data/ncu/details_2025.3_f4_skinny.csv' ;; esac\nexit 0\n";
   }
   fs::permissions(bin / "ncu", fs::perms::owner_all);
   // TMPDIR: the folder explain keeps the profile in is made inside this test's.
@@ -152,8 +152,8 @@ TEST_F(CliManners, ExplainNcuWithAStandInNcu) {
   EXPECT_NE(ncu["commands"][1].get<std::string>().find("--csv --page details"), std::string::npos);
   if (gpu_usable()) {
     ASSERT_EQ(r.rc, 0) << r.err;
-    EXPECT_DOUBLE_EQ(ncu["summary"]["sm_throughput_pct"].get<double>(), 24.64);
-    EXPECT_EQ(ncu["summary"]["stalls"][0]["reason"], "long_scoreboard");
+    EXPECT_DOUBLE_EQ(ncu["summary"]["sm_throughput_pct"].get<double>(), 47.62);
+    EXPECT_EQ(ncu["summary"]["stalls"][0]["reason"], "not_selected");
   } else {
     EXPECT_EQ(r.rc, 3) << r.err;
     EXPECT_FALSE(ncu.contains("summary"));
@@ -164,7 +164,7 @@ TEST_F(CliManners, ExplainNcuWithAStandInNcu) {
   const CliResult text = run("explain 2048 2048 2048 --ncu --db '" + db + "'", env);
   EXPECT_NE(text.out.find("Nsight Compute on the winner"), std::string::npos) << text.out;
   if (gpu_usable())
-    EXPECT_NE(text.out.find("| long_scoreboard  |  21.87 | 58.3% |"), std::string::npos)
+    EXPECT_NE(text.out.find("| not_selected     |   0.72 | 27.8% |"), std::string::npos)
         << text.out;
   else
     EXPECT_NE(text.err.find("--ncu: needs a GPU"), std::string::npos) << text.err;

@@ -19,11 +19,12 @@ namespace {
 using namespace sgt;
 using namespace sgt::report;
 
-// The details page in the layout of ncu 2024 (with the rule columns) for one sgemm_main launch:
-// sections SpeedOfLight, LaunchStats, Occupancy, WarpStateStats, SchedulerStats and the stall
-// metrics asked for with --metrics.
-std::string fixture() {
-  std::ifstream in(SGEMM_SOURCE_DIR "/tests/unit/data/ncu_details_sgemm_main.csv",
+// Details pages printed by ncu 2025.3 (`ncu --import R --csv --page details`) on the H200 for the
+// plan's sections and stall metrics: one f4_skinny sgemm_main launch (4096x16x4096) and one
+// cuBLAS gemm launch (1024^3). A metric's record stops after its value (16 of the header's 20
+// fields); a rule's record fills every column.
+std::string fixture(const std::string& name = "f4_skinny") {
+  std::ifstream in(SGEMM_SOURCE_DIR "/tests/unit/data/ncu/details_2025.3_" + name + ".csv",
                    std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
@@ -86,35 +87,53 @@ TEST(NcuCsv, NumbersWithThousandsSeparators) {
   EXPECT_FALSE(parse_ncu_number("12.3%"));
 }
 
-TEST(NcuDetails, SummaryOfTheFixtureLaunch) {
+TEST(NcuDetails, SummaryOfARealSgemmMainLaunch) {
   const NcuSummary s = parse_ncu_details(fixture(), "^sgemm_main($|\\()");
   EXPECT_EQ(s.kernel, "sgemm_main");
   EXPECT_EQ(s.launch_id, "0");
-  EXPECT_EQ(s.grid_size, "(128, 1, 1)");
+  EXPECT_EQ(s.grid_size, "(16, 1, 8)");
   EXPECT_EQ(s.block_size, "(256, 1, 1)");
   ASSERT_TRUE(s.duration_us && s.sm_throughput_pct && s.memory_throughput_pct &&
               s.dram_throughput_pct);
-  EXPECT_DOUBLE_EQ(*s.duration_us, 31.49);
-  EXPECT_DOUBLE_EQ(*s.sm_throughput_pct, 24.64);
-  EXPECT_DOUBLE_EQ(*s.memory_throughput_pct, 83.17);
-  EXPECT_DOUBLE_EQ(*s.dram_throughput_pct, 82.91);
-  ASSERT_TRUE(s.achieved_occupancy_pct && s.theoretical_occupancy_pct && s.cycles_per_issue);
-  EXPECT_DOUBLE_EQ(*s.achieved_occupancy_pct, 12.31);
+  EXPECT_DOUBLE_EQ(*s.duration_us, 22.40);
+  EXPECT_DOUBLE_EQ(*s.sm_throughput_pct, 47.62);
+  EXPECT_DOUBLE_EQ(*s.memory_throughput_pct, 64.90);
+  EXPECT_DOUBLE_EQ(*s.dram_throughput_pct, 64.90);
+  ASSERT_TRUE(s.achieved_occupancy_pct && s.theoretical_occupancy_pct && s.cycles_per_issue &&
+              s.registers_per_thread);
+  EXPECT_DOUBLE_EQ(*s.achieved_occupancy_pct, 12.49);
   EXPECT_DOUBLE_EQ(*s.theoretical_occupancy_pct, 12.5);
-  EXPECT_DOUBLE_EQ(*s.cycles_per_issue, 38.52);
+  EXPECT_DOUBLE_EQ(*s.cycles_per_issue, 3.60);
+  EXPECT_DOUBLE_EQ(*s.registers_per_thread, 158);
 
-  // 17 reasons summing to 37.50 cycles per issued instruction; the five largest are kept.
+  // 17 reasons summing to 2.59 warp cycles per issued instruction (3.60 less the issue itself);
+  // the five largest are kept, ties in the order ncu printed them.
   ASSERT_EQ(s.stalls.size(), 5u);
-  const std::vector<std::string> names = {"long_scoreboard", "wait", "short_scoreboard",
-                                          "mio_throttle", "barrier"};
+  const std::vector<std::string> names = {"not_selected", "long_scoreboard", "wait",
+                                          "short_scoreboard", "dispatch_stall"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(s.stalls[i].name, names[i]) << i;
-  EXPECT_DOUBLE_EQ(s.stalls[0].cycles_per_issue, 21.87);
-  EXPECT_NEAR(s.stalls[0].share_pct, 100.0 * 21.87 / 37.5, 1e-9);
-  EXPECT_NEAR(s.stalls[1].share_pct, 100.0 * 8.23 / 37.5, 1e-9);
-  EXPECT_NEAR(s.stalls[4].share_pct, 100.0 * 1.02 / 37.5, 1e-9);
+  EXPECT_DOUBLE_EQ(s.stalls[0].cycles_per_issue, 0.72);
+  EXPECT_NEAR(s.stalls[0].share_pct, 100.0 * 0.72 / 2.59, 1e-9);
+  EXPECT_NEAR(s.stalls[1].share_pct, 100.0 * 0.36 / 2.59, 1e-9);
+  EXPECT_NEAR(s.stalls[4].share_pct, 100.0 * 0.29 / 2.59, 1e-9);
 
   EXPECT_EQ(parse_ncu_details(fixture(), "sgemm_main", 2).stalls.size(), 2u);
   EXPECT_EQ(parse_ncu_details(fixture(), "sgemm_main", 100).stalls.size(), 17u);
+}
+
+TEST(NcuDetails, SummaryOfARealCublasLaunch) {
+  const NcuSummary s = parse_ncu_details(fixture("cublas"), "gemm");
+  EXPECT_NE(s.kernel.find("sm80_xmma_gemm_f32f32"), std::string::npos) << s.kernel;
+  EXPECT_EQ(s.grid_size, "(8, 16, 1)");
+  EXPECT_DOUBLE_EQ(*s.duration_us, 61.89);
+  EXPECT_DOUBLE_EQ(*s.sm_throughput_pct, 64.61);
+  EXPECT_DOUBLE_EQ(*s.memory_throughput_pct, 56.05);
+  EXPECT_DOUBLE_EQ(*s.dram_throughput_pct, 2.84);
+  EXPECT_DOUBLE_EQ(*s.achieved_occupancy_pct, 6.25);
+  EXPECT_DOUBLE_EQ(*s.cycles_per_issue, 1.45);
+  ASSERT_FALSE(s.stalls.empty());
+  EXPECT_EQ(s.stalls.front().name, "long_scoreboard");
+  EXPECT_DOUBLE_EQ(s.stalls.front().cycles_per_issue, 0.14);
 }
 
 TEST(NcuDetails, RawMetricNamesAndOlderLabels) {
@@ -325,20 +344,21 @@ TEST_F(NcuRun, ProfilesThenPrintsThenSummarises) {
   ASSERT_EQ(commands.size(), 2u);
   EXPECT_EQ(commands[0], plan.profile);
   EXPECT_EQ(commands[1], plan.print);
-  EXPECT_DOUBLE_EQ(*s.sm_throughput_pct, 24.64);
-  EXPECT_EQ(s.stalls.front().name, "long_scoreboard");
+  EXPECT_DOUBLE_EQ(*s.sm_throughput_pct, 47.62);
+  EXPECT_EQ(s.stalls.front().name, "not_selected");
   const std::string text = format_ncu_summary(s, false);
-  EXPECT_NE(text.find("compute (SM) 24.6%, memory 83.2%, DRAM 82.9%; duration 31.49 us"),
+  EXPECT_NE(text.find("compute (SM) 47.6%, memory 64.9%, DRAM 64.9%; duration 22.40 us"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("achieved 12.3%, theoretical 12.5%"), std::string::npos) << text;
-  EXPECT_NE(text.find("| long_scoreboard  |  21.87 | 58.3% |"), std::string::npos) << text;
+  EXPECT_NE(text.find("achieved 12.5%, theoretical 12.5%; 158 registers/thread"), std::string::npos) << text;
+  EXPECT_NE(text.find("| not_selected     |   0.72 | 27.8% |"), std::string::npos) << text;
   EXPECT_EQ(text.find("\033["), std::string::npos);
   EXPECT_NE(format_ncu_summary(s, true).find("\033["), std::string::npos);
   const nlohmann::ordered_json j = ncu_summary_json(s);
-  EXPECT_DOUBLE_EQ(j["duration_us"].get<double>(), 31.49);
-  EXPECT_EQ(j["stalls"][0]["reason"], "long_scoreboard");
-  EXPECT_NEAR(j["stalls"][0]["share_pct"].get<double>(), 58.32, 1e-9);
+  EXPECT_DOUBLE_EQ(j["duration_us"].get<double>(), 22.40);
+  EXPECT_DOUBLE_EQ(j["registers_per_thread"].get<double>(), 158);
+  EXPECT_EQ(j["stalls"][0]["reason"], "not_selected");
+  EXPECT_NEAR(j["stalls"][0]["share_pct"].get<double>(), 100.0 * 0.72 / 2.59, 1e-9);
 }
 
 TEST_F(NcuRun, PermissionErrorStopsBeforeTheImport) {
@@ -378,7 +398,7 @@ TEST_F(NcuRun, ThroughChildProcessesWithAStandInNcu) {
   // import prints the fixture; both run as child processes with their output in files.
   const std::string ncu = dir + "/ncu";
   std::ofstream(ncu) << "#!/bin/sh\ncase \" $* \" in *\" --import \"*) cat '" SGEMM_SOURCE_DIR
-                        "/tests/unit/data/ncu_details_sgemm_main.csv' ;;\n"
+                        "/tests/unit/data/ncu/details_2025.3_f4_skinny.csv' ;;\n"
                         "*) echo 'problem path tuned us'; echo '==PROF== Disconnected from process "
                         "1' >&2 ;; esac\n";
   std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
@@ -388,7 +408,7 @@ TEST_F(NcuRun, ThroughChildProcessesWithAStandInNcu) {
       profile_with_ncu(plan, dir, [](const std::vector<std::string>& argv, const std::string& out) {
         return run_command(argv, out);
       });
-  EXPECT_DOUBLE_EQ(*s.duration_us, 31.49);
+  EXPECT_DOUBLE_EQ(*s.duration_us, 22.40);
   EXPECT_EQ(read_tail(dir + "/ncu-profile.log", 1000),
             "problem path tuned us\n==PROF== Disconnected from process 1\n");
 }
