@@ -27,6 +27,7 @@ struct LaunchGeometry {
   bool has_reduce = false;
   Dim3 reduce_grid, reduce_block;
   std::size_t workspace_floats = 0;  // device workspace sgemm_main needs, in floats
+  int tile_m = 0, tile_n = 0;  // C elements one block computes, rows x columns (cost model)
 };
 
 // Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).

@@ -8,13 +8,15 @@ namespace sgt {
 
 struct CostEstimate {
   double time_us = 0;
-  double wave_efficiency = 0;  // useful block slots over occupied slots, last wave included
+  double wave_efficiency = 0;  // blocks over SMs x the busiest SM's blocks: how evenly they spread
   double compute_us = 0, memory_us = 0;
 };
 
-// Roofline per block over waves: compute at peak x an amortisation factor that grows with the
-// work per thread, memory at bandwidth for the bytes each block loads, and wave quantisation on
-// the SM count. Occupancy comes from threads and shared memory.
+// The busiest SM's time: the blocks dealt to it, each issuing the FMAs of its whole tile at the
+// SM's share of peak, scaled by the FMAs per shared-memory operand of a thread's tile and by the
+// latency its resident warps hide; against that, the bytes from HBM and from L2; then the
+// split-K reduce, which runs after. Occupancy comes from threads and shared memory (registers
+// are not known before compiling).
 CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const DeviceLimits& limits,
                            double peak_tflops = 66.9, double bandwidth_tbps = 4.3);
 

@@ -207,6 +207,8 @@ class F1Simt final : public Family {
     g.grid.x = static_cast<unsigned>(tiles);  // rasterized in the kernel from a 1-D id
     g.block.x = static_cast<unsigned>(s.threads());
     g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
+    g.tile_m = s.bm;
+    g.tile_n = s.bn;
     const Split split = split_of(knobs, p);
     g.k_splits = split.k_splits;
     g.k_slice = split.k_slice;

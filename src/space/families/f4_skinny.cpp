@@ -378,6 +378,9 @@ class F4Skinny final : public Family {
     LaunchGeometry g;
     g.grid.x = static_cast<unsigned>(ceil_div(big, direct ? direct_bg(s) : s.bg));
     g.grid.y = static_cast<unsigned>(ceil_div(small, s.bs));
+    const int big_tile = direct ? direct_bg(s) : s.bg;
+    g.tile_m = l.small_m ? s.bs : big_tile;
+    g.tile_n = l.small_m ? big_tile : s.bs;
     const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
     const int tiles_int = static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30));
     int splits = 0;

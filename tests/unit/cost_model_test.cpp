@@ -1,0 +1,81 @@
+// The cost model's orderings that the search relies on, on launch geometries written out by hand
+// (an H200: 132 SMs).
+#include "tuner/cost_model.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace sgt;
+
+ProblemKey square(int n) { return {Op::N, Op::N, n, n, n, n, n, n, 4}; }
+
+// A grid of tile_m x tile_n tiles over the problem, `threads` per block, `smem` bytes each.
+LaunchGeometry tiled(const ProblemKey& p, int tile_m, int tile_n, unsigned threads, unsigned smem) {
+  LaunchGeometry g;
+  g.grid.x = static_cast<unsigned>(((p.m + tile_m - 1) / tile_m) * ((p.n + tile_n - 1) / tile_n));
+  g.block.x = threads;
+  g.smem_bytes = smem;
+  g.tile_m = tile_m;
+  g.tile_n = tile_n;
+  return g;
+}
+
+TEST(CostModel, MoreOutputsPerThreadIssueFewerSharedLoadsPerFma) {
+  const ProblemKey p = square(4096);
+  const DeviceLimits h200;
+  // The same 128 x 128 tiles: 64 outputs per thread beat 16.
+  const double r64 = estimate_cost(tiled(p, 128, 128, 256, 40000), p, h200).time_us;
+  const double r16 = estimate_cost(tiled(p, 128, 128, 1024, 40000), p, h200).time_us;
+  EXPECT_LT(r64, r16);
+}
+
+TEST(CostModel, ABlockPerSmIsNotChargedForEmptySlots) {
+  // 2048^3 with 256 x 128 tiles is 128 blocks on 132 SMs: one each, nearly all SMs busy. The old
+  // slot count (blocks over SMs x occupancy) called that a third of the machine.
+  const ProblemKey p = square(2048);
+  const CostEstimate e = estimate_cost(tiled(p, 256, 128, 256, 75000), p, DeviceLimits{});
+  EXPECT_NEAR(e.wave_efficiency, 128.0 / 132.0, 1e-12);
+  // 133 blocks need a second round on one SM: half the machine's time is wasted.
+  ProblemKey q = p;
+  q.m = 2048 + 128;
+  q.lda = q.ldc = q.m;
+  LaunchGeometry g = tiled(q, 256, 128, 256, 75000);
+  g.grid.x = 133;
+  EXPECT_NEAR(estimate_cost(g, q, DeviceLimits{}).wave_efficiency, 133.0 / 264.0, 1e-12);
+}
+
+TEST(CostModel, ATileOverhangingASkinnyMatrixCostsItsWholeWork) {
+  // N = 16: a 128 x 64 tile computes four times the useful columns, a 256 x 16 tile none extra.
+  const ProblemKey p{Op::N, Op::N, 4096, 16, 4096, 4096, 4096, 4096, 4};
+  const DeviceLimits h200;
+  const CostEstimate wide = estimate_cost(tiled(p, 128, 64, 256, 60000), p, h200);
+  const CostEstimate exact = estimate_cost(tiled(p, 32, 16, 256, 60000), p, h200);
+  EXPECT_GT(wide.compute_us, 3.0 * exact.compute_us * (32.0 / 128.0));
+  EXPECT_GT(wide.time_us, exact.time_us);
+}
+
+TEST(CostModel, SplitKPaysForItsPartialsAndTheReduceAfterwards) {
+  const ProblemKey p = square(2048);
+  const DeviceLimits h200;
+  const LaunchGeometry whole = tiled(p, 128, 128, 256, 40000);
+  LaunchGeometry split = whole;
+  split.grid.z = 8;
+  split.k_splits = 8;
+  split.k_slice = 256;
+  split.has_reduce = true;
+  split.workspace_floats = std::size_t{8} * 2048 * 2048;
+  const CostEstimate a = estimate_cost(whole, p, h200), b = estimate_cost(split, p, h200);
+  // The reduce alone reads 8 partials of 16 MiB and writes C: more than 30 us at 4.3 TB/s.
+  EXPECT_GT(b.time_us - std::max(b.compute_us, b.memory_us), 30.0);
+  // 256 blocks already fill the machine twice over: splitting only adds the partials' traffic.
+  EXPECT_GT(b.time_us, a.time_us);
+}
+
+TEST(CostModel, EmptyGridsHaveNoEstimate) {
+  LaunchGeometry g;
+  g.grid.x = 0;
+  EXPECT_EQ(estimate_cost(g, square(64), DeviceLimits{}).time_us, 0.0);
+}
+
+}  // namespace

@@ -1,0 +1,220 @@
+// Replays a search strategy over a database that an exhaustive search filled: for each problem,
+// the strategy proposes candidates as in `sgemm-tune tune` and is answered with the screening
+// times the exhaustive run measured, so strategies and budgets are compared without a GPU.
+//
+//   strategy_replay --db exhaustive.db [--space configs/spaces] [--strategy model]
+//                   [--max-candidates 128] [--seed 1] [--tolerance 0.02] [--detail "2048x2048"]
+//
+// Per problem: the best screened time the strategy reached within its budget, the exhaustive
+// best, their ratio, the cost model's rank of the exhaustive best and Spearman's correlation of
+// the model's ranking with the measured one. Warm starts come from the
+// problems replayed before (in database order, which is the order they were tuned), as in a run
+// over a shape list. A candidate the exhaustive run could not time (failed, too many resources)
+// answers as not measured. Exit status 0 when at least 90% of the problems are within the
+// tolerance, 1 otherwise, 2 on bad arguments.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "config/search_space.hpp"
+#include "db/database.hpp"
+#include "space/problem.hpp"
+#include "tuner/candidate_list.hpp"
+#include "tuner/search_strategy.hpp"
+
+namespace {
+
+using namespace sgt;
+
+struct Options {
+  std::string db, space = SGEMM_SOURCE_DIR "/configs/spaces";
+  Strategy strategy = Strategy::model;
+  int max_candidates = 128;
+  std::uint64_t seed = 1;
+  double tolerance = 0.02;
+  std::string detail;  // problems whose text contains this: the model's top and the measured top
+};
+
+struct Measured {
+  ProblemKey key;
+  std::map<std::string, double> screened;  // "<family>|<config>" -> screening median, us
+  double cublas_us = 0;                    // fastest cuBLAS time of the run, 0 if none
+};
+
+std::vector<Measured> load(Database& db) {
+  std::vector<Measured> problems;
+  Statement s(db,
+              "SELECT p.id, p.transa, p.transb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.align, "
+              "c.family, c.config, c.screen_median_us, c.cublas_us FROM candidates c "
+              "JOIN problems p ON p.id = c.problem_id WHERE c.outcome = 'ok' "
+              "AND c.screen_median_us IS NOT NULL ORDER BY p.id, c.id");
+  std::int64_t current = -1;
+  while (s.step()) {
+    if (s.column_int64(0) != current) {
+      current = s.column_int64(0);
+      Measured m;
+      m.key.transa = parse_op(s.column_text(1).front());
+      m.key.transb = parse_op(s.column_text(2).front());
+      m.key.m = s.column_int(3), m.key.n = s.column_int(4), m.key.k = s.column_int(5);
+      m.key.lda = s.column_int(6), m.key.ldb = s.column_int(7), m.key.ldc = s.column_int(8);
+      m.key.align = s.column_int(9);
+      problems.push_back(std::move(m));
+    }
+    Measured& m = problems.back();
+    m.screened[s.column_text(10) + "|" + s.column_text(11)] = s.column_double(12);
+    if (const auto c = s.column_optional_double(13); c && (m.cublas_us == 0 || *c < m.cublas_us))
+      m.cublas_us = *c;
+  }
+  return problems;
+}
+
+std::string id_of(const PlannedCandidate& c) { return c.candidate.family->name() + "|" + c.config; }
+
+int usage(const std::string& why) {
+  std::cerr << "strategy_replay: " << why
+            << "\nusage: strategy_replay --db FILE [--space DIR] [--strategy model|random|exhaustive]"
+               " [--max-candidates N] [--seed S] [--tolerance F] [--detail TEXT]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) return usage(arg + " needs a value");
+    const std::string value = argv[++i];
+    if (arg == "--db") o.db = value;
+    else if (arg == "--space") o.space = value;
+    else if (arg == "--strategy") o.strategy = parse_strategy(value);
+    else if (arg == "--max-candidates") o.max_candidates = std::stoi(value);
+    else if (arg == "--seed") o.seed = std::stoull(value);
+    else if (arg == "--tolerance") o.tolerance = std::stod(value);
+    else if (arg == "--detail") o.detail = value;
+    else return usage("unknown option " + arg);
+  }
+  if (o.db.empty()) return usage("--db is required");
+
+  Database db = Database::open(o.db, OpenMode::read_only);
+  const std::vector<Measured> problems = load(db);
+  const SearchSpace space = load_search_space(o.space);
+  const DeviceLimits limits;  // the H200's
+  const Enumeration enumeration = enumerate(space, limits);
+
+  fmt::print("{:52} {:>5} {:>6} {:>11} {:>11} {:>6} {:>10} {:>8}\n", "problem", "plan", "budget",
+             "replay us", "best us", "ratio", "model rank", "spearman");
+  int within = 0, compared = 0;
+  std::vector<std::pair<ProblemKey, std::string>> winners;  // earlier problems' own winners
+  for (const Measured& m : problems) {
+    const CandidateList list = plan_candidates(enumeration, limits, m.key, "sm_90");
+    const std::vector<PlannedCandidate>& work = list.candidates;
+
+    // Warm start as the tuner's: winners of the same class within 2x per dimension, nearest first.
+    std::vector<std::pair<double, std::size_t>> near;
+    for (const auto& [key, id] : winners) {
+      if (key.transa != m.key.transa || key.transb != m.key.transb || key.align != m.key.align)
+        continue;
+      double distance = 0;
+      bool close = true;
+      for (auto [a, b] : {std::pair{key.m, m.key.m}, {key.n, m.key.n}, {key.k, m.key.k}}) {
+        const double r = std::log2(std::max(a, 1)) - std::log2(std::max(b, 1));
+        close &= std::abs(r) <= 1.0;
+        distance += r * r;
+      }
+      for (std::size_t i = 0; close && i < work.size(); ++i)
+        if (id_of(work[i]) == id) near.emplace_back(distance, i);
+    }
+    std::sort(near.begin(), near.end());
+    std::vector<std::size_t> warm;
+    for (const auto& [d, i] : near)
+      if (warm.size() < 4 && std::find(warm.begin(), warm.end(), i) == warm.end()) warm.push_back(i);
+
+    SearchOrder order(o.strategy, space, work, o.max_candidates, o.seed, warm);
+    std::map<std::size_t, double> screened;
+    for (auto batch = order.next_batch({}); !batch.empty(); batch = order.next_batch(screened))
+      for (std::size_t i : batch)
+        if (const auto it = m.screened.find(id_of(work[i])); it != m.screened.end())
+          screened[i] = it->second;
+
+    double best = 0, replay = 0;
+    std::string best_id;
+    for (const auto& [id, us] : m.screened)
+      if (best == 0 || us < best) best = us, best_id = id;
+    std::size_t replay_index = 0;
+    for (const auto& [i, us] : screened)
+      if (replay == 0 || us < replay) replay = us, replay_index = i;
+    // The cost model's rank (1 = predicted fastest) of the exhaustive best.
+    std::vector<std::size_t> by_prediction(work.size());
+    for (std::size_t i = 0; i < work.size(); ++i) by_prediction[i] = i;
+    std::stable_sort(by_prediction.begin(), by_prediction.end(), [&](std::size_t a, std::size_t b) {
+      return work[a].predicted_us < work[b].predicted_us;
+    });
+    int rank = 0;
+    for (std::size_t r = 0; r < by_prediction.size(); ++r)
+      if (id_of(work[by_prediction[r]]) == best_id) rank = static_cast<int>(r) + 1;
+
+    // Spearman's rank correlation of predicted and screened times over the measured candidates.
+    std::vector<std::pair<double, double>> pairs;  // (predicted, screened)
+    for (const PlannedCandidate& c : work)
+      if (const auto it = m.screened.find(id_of(c)); it != m.screened.end())
+        pairs.emplace_back(c.predicted_us, it->second);
+    const auto ranks = [&](auto value) {
+      std::vector<std::size_t> order(pairs.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return value(pairs[a]) < value(pairs[b]); });
+      std::vector<double> r(pairs.size());
+      for (std::size_t i = 0; i < order.size(); ++i) r[order[i]] = static_cast<double>(i);
+      return r;
+    };
+    const std::vector<double> rp = ranks([](const auto& x) { return x.first; }),
+                              rs = ranks([](const auto& x) { return x.second; });
+    double d2 = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) d2 += (rp[i] - rs[i]) * (rp[i] - rs[i]);
+    const double n = static_cast<double>(pairs.size());
+    const double spearman = n > 1 ? 1 - 6 * d2 / (n * (n * n - 1)) : 0;
+
+    if (!o.detail.empty() && m.key.to_string().find(o.detail) != std::string::npos) {
+      const auto show = [&](const char* what, const std::vector<std::size_t>& order) {
+        fmt::print("  {}:\n", what);
+        for (std::size_t r = 0; r < order.size() && r < 8; ++r) {
+          const auto it = m.screened.find(id_of(work[order[r]]));
+          fmt::print("    predicted {:10.2f} measured {:>10} {}\n", work[order[r]].predicted_us,
+                     it == m.screened.end() ? "-" : fmt::format("{:.2f}", it->second),
+                     id_of(work[order[r]]));
+        }
+      };
+      show("best predicted", by_prediction);
+      std::vector<std::size_t> by_measured;
+      for (std::size_t i = 0; i < work.size(); ++i)
+        if (m.screened.contains(id_of(work[i]))) by_measured.push_back(i);
+      std::stable_sort(by_measured.begin(), by_measured.end(), [&](std::size_t a, std::size_t b) {
+        return m.screened.at(id_of(work[a])) < m.screened.at(id_of(work[b]));
+      });
+      show("best measured", by_measured);
+    }
+    if (replay > 0 && best > 0) {
+      ++compared;
+      within += replay <= best * (1 + o.tolerance);
+      if (m.cublas_us == 0 || replay < m.cublas_us) winners.emplace_back(m.key, id_of(work[replay_index]));
+    }
+    fmt::print("{:52} {:5} {:6} {:11.2f} {:11.2f} {:6.3f} {:>10} {:8.2f}\n", m.key.to_string(),
+               work.size(), order.budget(), replay, best, best > 0 ? replay / best : 0.0,
+               rank > 0 ? std::to_string(rank) : std::string("-"), spearman);
+  }
+  fmt::print("\n{} strategy, budget {}: best within {:g}% of the exhaustive best on {} of {} "
+             "problems\n",
+             strategy_name(o.strategy), o.max_candidates, 100 * o.tolerance, within, compared);
+  return compared > 0 && within >= 0.9 * compared ? 0 : 1;
+} catch (const std::exception& e) {
+  std::cerr << "strategy_replay: " << e.what() << "\n";
+  return 2;
+}
