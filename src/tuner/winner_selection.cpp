@@ -33,8 +33,11 @@ Verdict choose_winner(const std::vector<Finalist>& finalists) {
     v.reason = fmt::format("{:.3f}x cuBLAS time (spread {:.2f}%)", c.ratio_to_cublas,
                            100 * c.ratio_spread);
   } else {
-    v.reason = fmt::format("best candidate at {:.3f}x cuBLAS time is within the {:.2f}% spread: cuBLAS",
-                           c.ratio_to_cublas, 100 * c.ratio_spread);
+    // Slower than cuBLAS, or faster by no more than the measurement spread.
+    v.reason = fmt::format(
+        "best candidate at {:.3f}x cuBLAS time is not faster by more than the {:.2f}% spread: "
+        "cuBLAS",
+        c.ratio_to_cublas, 100 * c.ratio_spread);
   }
   return v;
 }
