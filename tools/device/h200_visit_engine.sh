@@ -5,18 +5,8 @@
 # lands in $OUT/engine.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-/tmp/sgemm-out}
-res=/tmp/sgemm-visit
-work=/tmp/sgemm-engine
-rm -rf "$res"; mkdir -p "$res" "$work" "$out"
-dist=$PWD/.device-dist
-export SGEMM_SOURCE_DIR=$dist
-export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export SGEMM_CACHE_DIR=$work/cache
-export PATH=$dist/bin:$PATH
-space=$dist/configs/spaces
-settings=tools/device/screen_fast.yaml
 source tools/device/lib.sh
+visit_setup /tmp/sgemm-engine
 
 timed tune-exhaustive timeout 175 sgemm-tune tune --shapes "$dist/configs/shapes/public.csv" --space "$space" \
   --settings "$settings" --db "$work/exhaustive.db" --strategy exhaustive --time-budget 150 --json

@@ -8,19 +8,9 @@
 #                 (from $EXHAUSTIVE_DB when the machine was handed back in between).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-/tmp/sgemm-out}
-res=/tmp/sgemm-visit
-work=/tmp/sgemm-exhaustive
-rm -rf "$res"; mkdir -p "$res" "$work" "$out"
-dist=$PWD/.device-dist
-export SGEMM_SOURCE_DIR=$dist
-export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export SGEMM_CACHE_DIR=$work/cache
-export PATH=$dist/bin:$PATH
-space=$dist/configs/spaces
-settings=tools/device/screen_fast.yaml
-budget=${TIME_BUDGET:-420}
 source tools/device/lib.sh
+visit_setup /tmp/sgemm-exhaustive
+budget=${TIME_BUDGET:-420}
 
 if [[ ${STEP:-first} == first ]]; then
   ncu --version > "$res/ncu-version.txt" 2>&1

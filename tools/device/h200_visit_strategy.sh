@@ -9,18 +9,8 @@
 #                  cost model's constants were not fitted to.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-/tmp/sgemm-out}
-res=/tmp/sgemm-visit
-work=/tmp/sgemm-strategy
-rm -rf "$res"; mkdir -p "$res" "$work" "$out"
-dist=$PWD/.device-dist
-export SGEMM_SOURCE_DIR=$dist
-export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export SGEMM_CACHE_DIR=$work/cache
-export PATH=$dist/bin:$PATH
-space=$dist/configs/spaces
-settings=tools/device/screen_fast.yaml
 source tools/device/lib.sh
+visit_setup /tmp/sgemm-strategy
 
 if [[ ${STEP:-public} == public ]]; then
   timed tune-default timeout 420 sgemm-tune tune --shapes "$dist/configs/shapes/public.csv" --space "$space" \

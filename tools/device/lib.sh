@@ -1,5 +1,23 @@
 # Helpers shared by the device scripts (sourced). $out/$res: where results go.
 
+# visit_setup WORK: $out ($OUT), an empty results folder $res (packed into one tarball at the end,
+# since a device command returns at most 8 files), the work folder WORK ($work) with the compile
+# cache, and the environment that runs the packed binaries of .device-dist ($dist, $space, and
+# the short screening of $settings).
+visit_setup() {
+  out=${OUT:-/tmp/sgemm-out}
+  res=/tmp/sgemm-visit
+  work=$1
+  rm -rf "$res"; mkdir -p "$res" "$work" "$out"
+  dist=$PWD/.device-dist
+  export SGEMM_SOURCE_DIR=$dist
+  export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export SGEMM_CACHE_DIR=$work/cache
+  export PATH=$dist/bin:$PATH
+  space=$dist/configs/spaces
+  settings=tools/device/screen_fast.yaml
+}
+
 # timed NAME COMMAND...: stdout to $res/NAME.json, stderr to $res/NAME.log, wall time to NAME.time.
 timed() {
   local name=$1; shift
