@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sgemm_args.h"
+
 namespace sgt {
 
 CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const DeviceLimits& limits,
@@ -27,11 +29,14 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   const double amortisation = per_thread / (per_thread + 4096.0);
   e.compute_us = flop / (peak_tflops * 1e6 * amortisation * e.wave_efficiency);
 
+  // The workspace beyond its tile counters: the partial sums.
+  const double partial_floats =
+      g.k_splits > 1 ? static_cast<double>(g.workspace_floats) - SGEMM_TILE_COUNTERS : 0.0;
   // Bytes from HBM: each operand once (the tiles of a wave share them through L2), plus split-K
   // partials written and read back.
   const double bytes = 4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n +
                               static_cast<double>(p.m) * p.n) +
-                       8.0 * g.workspace_floats;
+                       8.0 * partial_floats;
   e.memory_us = bytes / (bandwidth_tbps * 1e6);
   e.time_us = std::max(e.compute_us, e.memory_us) + (g.has_reduce ? 2.0 : 0.0);
   return e;

@@ -114,6 +114,7 @@ CaseOutcome check_case(const Family& family, const Case& c, const CompileResult&
   const SgemmKernel kernel(compiled.cubin);
   const LaunchGeometry geometry = family.geometry(c.knobs, problem);
   DeviceBuffer<float> workspace(std::max<std::size_t>(geometry.workspace_floats, 1));
+  workspace.zero();
   const GemmFn gemm = [&](cudaStream_t s, float alpha, const float* a, const float* b, float beta,
                           float* cc) {
     SgemmArgs args{a, b, cc, workspace.get(), problem.m, problem.n, problem.k, problem.lda,
