@@ -44,35 +44,40 @@ __device__ __forceinline__ void finish_tile(const SgemmArgs& args, const float* 
   // Serial split-K: the last block of this output tile sums split 0, 1, ..., k_splits - 1.
   unsigned* counter = args.tile_counters + blockIdx.x + blockIdx.y * gridDim.x;
   if (!split_k_last_to_arrive(counter, args.k_splits)) return;
-  // kU elements per thread at a time, so that kU loads per split are in flight (L2 latency).
-  constexpr int kU = 8;
+  // kU elements per thread at a time, so that kU loads per split are in flight (L2 latency);
+  // fewer where OCC caps the registers.
+  constexpr int kU = OCC > WARPS ? 4 : 8;
   for (int e0 = threadIdx.x; e0 < BG * BS; e0 += kU * THREADS) {
     const float* w[kU];
-    float* c[kU];
-    bool in[kU];
     float v[kU];
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
       const int e = e0 + u * THREADS;
       const int row = SMALL_M ? e / BS : e % BG;
       const int col = SMALL_M ? e % BS : e / BG;
-      in[u] = e < BG * BS && row < g_valid && col < s_valid;
+      const bool in = e < BG * BS && row < g_valid && col < s_valid;
       const int i = SMALL_M ? s0 + col : g0 + row;
       const int j = SMALL_M ? g0 + row : s0 + col;
-      w[u] = in[u] ? args.workspace + static_cast<long long>(j) * args.m + i : args.workspace;
-      c[u] = args.c + i + static_cast<long long>(j) * args.ldc;
-      v[u] = in[u] ? __ldcg(w[u]) : 0.0f;
+      w[u] = in ? args.workspace + static_cast<long long>(j) * args.m + i : nullptr;
+      v[u] = in ? __ldcg(w[u]) : 0.0f;
     }
 #pragma unroll 4
     for (int z = 1; z < args.k_splits; ++z) {
       const long long offset = z * mn;
 #pragma unroll
       for (int u = 0; u < kU; ++u)
-        if (in[u]) v[u] += __ldcg(w[u] + offset);
+        if (w[u]) v[u] += __ldcg(w[u] + offset);
     }
 #pragma unroll
-    for (int u = 0; u < kU; ++u)
-      if (in[u]) store_c(c[u], v[u], alpha, beta);
+    for (int u = 0; u < kU; ++u) {
+      if (!w[u]) continue;
+      const int e = e0 + u * THREADS;
+      const int row = SMALL_M ? e / BS : e % BG;
+      const int col = SMALL_M ? e % BS : e / BG;
+      const int i = SMALL_M ? s0 + col : g0 + row;
+      const int j = SMALL_M ? g0 + row : s0 + col;
+      store_c(args.c + i + static_cast<long long>(j) * args.ldc, v[u], alpha, beta);
+    }
   }
 }
 

@@ -421,6 +421,8 @@ TEST(F4SkinnyFamily, DefaultSpaceSearchesBothReductions) {
   }
   EXPECT_GT(fused, 0);
   EXPECT_EQ(fused, separate);
+  RecordProperty("configurations", static_cast<int>(space.size()));
+  RecordProperty("fused", fused);
 }
 
 }  // namespace
