@@ -1,6 +1,7 @@
 // Family F4: skinny SGEMM, min(M, N) <= 64 (GEMV-like and memory-bound, or small M*N with huge K).
 // The big operand streams once through a cp.async ring in its stored layout; sliced-K across warps
-// and split-K over the grid, both reduced in a fixed order (shared memory, then sgemm_reduce).
+// and split-K over the grid, both reduced in a fixed order (shared memory, then sgemm_reduce, or
+// with REDUCE = 1 the last block of each output tile).
 #include "sgemm_args.h"
 
 // ---- Knobs (host side: src/space/families/f4_skinny.cpp). Defaults: a 256 x 16 tile. ---------
@@ -37,6 +38,9 @@
 #ifndef PF
 #define PF 0  // DIRECT only: L2 prefetch distance in k rows (0: none)
 #endif
+#ifndef REDUCE
+#define REDUCE 0  // split-K sum: 0 in sgemm_reduce (a second launch), 1 in sgemm_main (serial)
+#endif
 // Problem class, from the ProblemKey.
 #ifndef TRANS_A
 #define TRANS_A 0
@@ -52,6 +56,7 @@
 #endif
 
 #include "f4_skinny_detail.cuh"
+#include "f4_skinny_epilogue.cuh"
 
 #if !DIRECT
 
@@ -205,7 +210,8 @@ __device__ __forceinline__ void compute_stage(const float* xs, const float* ys,
 
 // Grid: (G tiles, S tiles, K splits); block: 32 * WARPS threads; dynamic shared memory:
 // f4::kSmemFloats floats. With k_splits > 1 it writes raw partial sums to
-// workspace[split][n][m] (ld m) and sgemm_reduce applies alpha and beta.
+// workspace[split][n][m] (ld m); sgemm_reduce (REDUCE = 0) or the block that finishes an output
+// tile last (REDUCE = 1) sums them and applies alpha and beta.
 extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_main(SgemmArgs args) {
   using namespace f4;
   extern __shared__ float4 smem4[];
@@ -272,29 +278,7 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
       red[(kq * BS + col_of(b, sg)) * kRP + row_of(a, gl)] = acc[a][b];
   __syncthreads();
 
-  // Sum the K slices in slice order; threads walk the tile along C's contiguous dimension.
-  const bool split = args.k_splits > 1;
-  const float alpha = args.alpha, beta = args.beta;
-  const int g_valid = big - g0, s_valid = small - s0;
-  for (int e = tid; e < kBG * BS; e += kThreads) {
-    const int row = SMALL_M ? e / BS : e % kBG;
-    const int col = SMALL_M ? e % BS : e / kBG;
-    if (row >= g_valid || col >= s_valid) continue;
-    float v = red[col * kRP + row];
-#pragma unroll
-    for (int q = 1; q < KSL; ++q) v += red[(q * BS + col) * kRP + row];
-    const int i = SMALL_M ? s0 + col : g0 + row;
-    const int j = SMALL_M ? g0 + row : s0 + col;
-    if (split) {
-      const long long mn = static_cast<long long>(args.m) * args.n;
-      args.workspace[blockIdx.z * mn + static_cast<long long>(j) * args.m + i] = v;
-    } else {
-      float* c = args.c + i + static_cast<long long>(j) * args.ldc;
-      float out = alpha == 0.0f ? 0.0f : alpha * v;  // alpha == 0: A and B do not contribute
-      if (beta != 0.0f) out = fmaf(beta, *c, out);    // beta == 0: C is never read
-      *c = out;
-    }
-  }
+  finish_tile<kBG, kRP, kThreads>(args, red, g0, s0, big - g0, small - s0);
 }
 
 #else  // DIRECT: the streamed operand goes straight from global memory into registers
@@ -392,8 +376,7 @@ __device__ __forceinline__ void stream(const float* x, long long kstep, const in
 }  // namespace f4
 
 // Grid: (G tiles, S tiles, K splits); block: 32 * WARPS threads; dynamic shared memory:
-// max(k_slice * kYP, kRed) floats. With k_splits > 1 it writes raw partial sums to
-// workspace[split][n][m] (ld m) and sgemm_reduce applies alpha and beta.
+// max(k_slice * kYP, kRed) floats. Split-K as in the shared-memory path above.
 extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_main(SgemmArgs args) {
   using namespace f4;
   extern __shared__ float4 smem4[];
@@ -478,31 +461,12 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
     for (int b = 0; b < TS; ++b) red[(kq * BS + sg * TS + b) * kRP + row_of(a, gw, lane)] = acc[a][b];
   __syncthreads();
 
-  // Sum the K slices in slice order; threads walk the tile along C's contiguous dimension.
-  const bool split = args.k_splits > 1;
-  const float alpha = args.alpha, beta = args.beta;
-  for (int e = tid; e < kBG * BS; e += kThreads) {
-    const int row = SMALL_M ? e / BS : e % kBG;
-    const int col = SMALL_M ? e % BS : e / kBG;
-    if (row >= g_valid || col >= s_valid) continue;
-    float v = red[col * kRP + row];
-#pragma unroll
-    for (int q = 1; q < KSL; ++q) v += red[(q * BS + col) * kRP + row];
-    const int i = SMALL_M ? s0 + col : g0 + row;
-    const int j = SMALL_M ? g0 + row : s0 + col;
-    if (split) {
-      const long long mn = static_cast<long long>(args.m) * args.n;
-      args.workspace[blockIdx.z * mn + static_cast<long long>(j) * args.m + i] = v;
-    } else {
-      float* c = args.c + i + static_cast<long long>(j) * args.ldc;
-      float out = alpha == 0.0f ? 0.0f : alpha * v;  // alpha == 0: A and B do not contribute
-      if (beta != 0.0f) out = fmaf(beta, *c, out);    // beta == 0: C is never read
-      *c = out;
-    }
-  }
+  finish_tile<kBG, kRP, kThreads>(args, red, g0, s0, g_valid, s_valid);
 }
 
 #endif  // DIRECT
+
+#if !REDUCE  // REDUCE = 1 sums the splits inside sgemm_main
 
 // C = alpha * sum over splits of workspace[split] + beta * C, in a fixed order: thread (x, y) of
 // a block of (RX, RZ) threads sums splits y, y + RZ, ... of output blockIdx.x * RX + x, then a
@@ -532,3 +496,5 @@ extern "C" __global__ void __launch_bounds__(1024) sgemm_reduce(SgemmArgs args) 
     *c = out;
   }
 }
+
+#endif  // !REDUCE

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "cuda/stream.hpp"
 
 namespace sgt {
 
@@ -34,6 +35,15 @@ class DeviceBuffer {
   T* get() const noexcept { return data_; }
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+
+  // Sets every byte to zero and waits for it, on a stream of its own: no other work is waited
+  // for, and work enqueued afterwards on any stream sees zeros.
+  void zero() {
+    if (!data_) return;
+    const Stream stream;
+    SGT_CUDA_CHECK(cudaMemsetAsync(data_, 0, bytes(), stream.get()));
+    stream.synchronize();
+  }
 
   void reset() noexcept {
     if (data_) SGT_CUDA_CHECK_NOEXCEPT(cudaFree(data_));

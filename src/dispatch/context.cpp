@@ -78,7 +78,10 @@ DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
     pool_entries_.push_back(&entry);
     pool_.push_back({key, entry.family != nullptr, entry.record.time_us, entry.record.cublas_us});
   }
-  if (workspace_floats_ > 0) workspace_ = DeviceBuffer<float>(workspace_floats_);
+  if (workspace_floats_ > 0) {
+    workspace_ = DeviceBuffer<float>(workspace_floats_);
+    workspace_.zero();  // the tile counters of in-kernel split-K start at zero
+  }
 }
 
 void DeviceState::cublas_sgemm(cudaStream_t stream, const ProblemKey& key, float alpha,

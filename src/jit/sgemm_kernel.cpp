@@ -32,6 +32,14 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
   }
   args.k_splits = g.k_splits;
   args.k_slice = g.k_slice > 0 ? g.k_slice : args.k;
+  // The caller's workspace is the whole allocation: the tile counters, then the partial sums
+  // (sgemm_args.h). Every split launch uses this layout, so partial sums never overwrite counters.
+  args.tile_counters = nullptr;
+  if (g.k_splits > 1) {
+    if (!args.workspace) throw Error(ErrorKind::internal, "split-K geometry but no workspace");
+    args.tile_counters = reinterpret_cast<unsigned*>(args.workspace);
+    args.workspace += SGEMM_TILE_COUNTERS;
+  }
   void* params[] = {&args};
   SGT_CU_CHECK(api.cuLaunchKernel(main_, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
                                   g.block.z, g.smem_bytes, reinterpret_cast<CUstream>(stream),

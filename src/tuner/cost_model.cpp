@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sgemm_args.h"
+
 namespace sgt {
 namespace {
 
@@ -59,15 +61,20 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   e.compute_us = per_sm * block_flop / (sm_tflops * 1e6) +
                  std::ceil(per_sm / occupancy) * kBlockFixedUs;
 
+  // The workspace beyond its tile counters: the partial sums.
+  const double partial_floats =
+      g.k_splits > 1 ? static_cast<double>(g.workspace_floats) - SGEMM_TILE_COUNTERS : 0.0;
   // Bytes from HBM: each operand once (the tiles of a wave share them through L2), plus the
   // split-K partials written.
   const double mn = static_cast<double>(p.m) * p.n;
   const double bytes = 4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n + mn) +
-                       4.0 * g.workspace_floats;
+                       4.0 * partial_floats;
   e.memory_us = std::max(bytes / (bandwidth_tbps * 1e6), l2_bytes / (kL2Tbps * 1e6 * e.wave_efficiency));
-  // The reduce runs after the main kernel: it reads every partial and writes C.
+  // The final sum comes after the partials: it reads them all and writes C, in a second launch
+  // (sgemm_reduce) or in the last block of each tile (REDUCE = 1).
   const double reduce_us =
-      g.has_reduce ? kReduceFixedUs + 4.0 * (g.workspace_floats + mn) / (bandwidth_tbps * 1e6) : 0.0;
+      g.k_splits > 1 ? (g.has_reduce ? kReduceFixedUs : 0.0) + 4.0 * (partial_floats + mn) / (bandwidth_tbps * 1e6)
+                     : 0.0;
   e.time_us = std::max(e.compute_us, e.memory_us) + reduce_us;
   return e;
 }

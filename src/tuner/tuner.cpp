@@ -93,8 +93,12 @@ struct Tuner::State {
         timer(device, options.settings.measure, stream.get()),
         cache(options.cache_dir) {}
 
+  // Grows the workspace; a new one starts zeroed (its tile counters must be).
   float* workspace_for(std::size_t floats) {
-    if (floats > workspace.size()) workspace = DeviceBuffer<float>(floats);
+    if (floats > workspace.size()) {
+      workspace = DeviceBuffer<float>(floats);
+      workspace.zero();
+    }
     return workspace.get();
   }
 };
@@ -309,6 +313,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
             rec.message = check.message;
             if (!check.passed) {
               rec.outcome = Outcome::incorrect;
+              s.workspace.zero();  // a wrong kernel may have left tile counters behind
             } else {
               checker.fill_random(timing_seed);
               const Measurement m =

@@ -1,9 +1,12 @@
 // Every kernel family, on a sample of its default space, against cuBLAS (pedantic FP32) and an FP64
 // product: NaN-poisoned C, beta != 0, integer bit-exactness, edge shapes, all four transposes,
-// padded leading dimensions and pointers offset by one float.
+// padded leading dimensions and pointers offset by one float. Families with in-kernel split-K
+// (REDUCE = 1) get the same checks on split configurations, and repeated runs on one workspace.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "support/gpu_support.hpp"
 #include "verify/tolerance.hpp"
@@ -90,6 +93,100 @@ TEST_P(FamilyCorrectness, SanitizerSample) {
       }
   EXPECT_GT(expect_correct(family, cases), 0);
 }
+
+// Split-K summed inside sgemm_main (REDUCE = 1): every check above, on problems that do split, and
+// the same workspace used again and again (its tile counters must come back to zero).
+class FusedReduce : public ::testing::TestWithParam<std::string> {};
+
+std::vector<Knobs> fused_configs(const Family& family) {
+  std::vector<Knobs> out;
+  for (const Knobs& k : testing::default_space_configs(family))
+    if (k.at("REDUCE") == 1) out.push_back(k);
+  return out;
+}
+
+int split_cases(const Family& family, const std::vector<testing::Case>& cases) {
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), [&](const testing::Case& c) {
+    return family.cannot_implement(c.knobs, c.problem).empty() &&
+           family.geometry(c.knobs, c.problem).k_splits > 1;
+  }));
+}
+
+TEST_P(FusedReduce, EdgeShapesAllTransposes) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family(GetParam());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(fused_configs(family), 4))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T}) {
+        for (const auto& [m, n, k] : testing::edge_shapes())
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+        // A long K over few tiles: many splits per output tile.
+        cases.push_back({knobs, testing::make_problem(ta, tb, 300, 17, 4099), 0});
+        cases.push_back({knobs, testing::make_problem(ta, tb, 33, 64, 20000), 0});
+      }
+  const int splits = split_cases(family, cases);
+  EXPECT_GT(splits, 0) << "no edge case of " << family.name() << " splits K";
+  EXPECT_GT(expect_correct(family, cases), 0);
+  RecordProperty("split_cases", splits);
+}
+
+TEST_P(FusedReduce, PaddedLeadingDimensionsAndMisalignedPointers) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family(GetParam());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(fused_configs(family), 3))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : {std::array<int, 3>{129, 63, 2000}, std::array<int, 3>{300, 16, 5130}}) {
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
+        }
+  EXPECT_GT(split_cases(family, cases), 0);
+  EXPECT_GT(expect_correct(family, cases), 0);
+}
+
+TEST_P(FusedReduce, RepeatedRunsOnOneWorkspaceAgreeBitForBit) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family(GetParam());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(fused_configs(family), 4))
+    for (const auto& [m, n, k] : {std::array<int, 3>{257, 1, 4099}, std::array<int, 3>{1000, 16, 4096},
+                                  std::array<int, 3>{16, 1000, 4096}, std::array<int, 3>{64, 64, 65536}})
+      for (Op ta : {Op::N, Op::T}) cases.push_back({knobs, testing::make_problem(ta, Op::N, m, n, k), 0});
+  const std::vector<testing::RepeatOutcome> results = testing::run_family_cases_twice(family, cases);
+  int ran = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const testing::RepeatOutcome& r = results[i];
+    const std::string what = fmt::format("{} {} {}", family.name(), knobs_to_string(cases[i].knobs),
+                                         cases[i].problem.to_string());
+    if (!r.compiled) {
+      EXPECT_EQ(r.why_not.find("error"), std::string::npos) << what << ": " << r.why_not.substr(0, 1500);
+      continue;
+    }
+    ++ran;
+    EXPECT_GT(r.k_splits, 1) << what;
+    EXPECT_TRUE(r.first.passed) << what << ": " << r.first.message;
+    EXPECT_TRUE(r.second.passed) << what << " (second verification): " << r.second.message;
+    EXPECT_EQ(r.unequal, 0) << what << ": two identical runs differ";
+    EXPECT_EQ(r.counters_left, 0) << what << ": tile counters left nonzero";
+  }
+  EXPECT_GT(ran, 0);
+  RecordProperty("cases", ran);
+}
+
+std::vector<std::string> fused_family_names() {
+  std::vector<std::string> names;
+  for (const Family* f : families()) {
+    const std::vector<std::string> knobs = f->knob_names();
+    if (std::find(knobs.begin(), knobs.end(), "REDUCE") != knobs.end()) names.push_back(f->name());
+  }
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(InKernelReduce, FusedReduce, ::testing::ValuesIn(fused_family_names()),
+                         [](const auto& info) { return info.param; });
 
 std::vector<std::string> family_names() {
   std::vector<std::string> names;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <thread>
 
 #include "support/gpu_support.hpp"
@@ -33,9 +34,16 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
         for (int align : {4, 2, 1}) {
           const bool base = ta == Op::N && tb == Op::N && align == 4;
           if (!base && !sampled) continue;
-          ProblemKey p = testing::make_problem(ta, tb, 1024, 64, 1024, 0, align);
-          p.align = align;
-          if (family.cannot_implement(configs[i], p).empty()) instances.push_back({configs[i], p});
+          // The first of these problems the configuration claims: its small dimension (F4 tiles
+          // it with 64, 16, 4 or 1) and a K long enough to split (in-kernel split-K needs one).
+          for (const int n : {64, 16, 4, 1}) {
+            ProblemKey p = testing::make_problem(ta, tb, 1024, n, n == 64 ? 1024 : 4096, 0, align);
+            p.align = align;
+            if (family.cannot_implement(configs[i], p).empty()) {
+              instances.push_back({configs[i], p});
+              break;
+            }
+          }
         }
   }
   ASSERT_FALSE(instances.empty());
@@ -62,6 +70,10 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
     EXPECT_FALSE(r.cubin.empty()) << what;
   }
   RecordProperty("instances", static_cast<int>(instances.size()));
+  // Every configuration has at least its NN, 16-byte-aligned instance.
+  std::set<std::string> compiled_configs;
+  for (const Instance& inst : instances) compiled_configs.insert(knobs_to_string(inst.knobs));
+  EXPECT_EQ(compiled_configs.size(), configs.size());
 }
 
 std::vector<std::string> family_names() {

@@ -27,7 +27,7 @@ class CompileOnlyRun : public ::testing::Test {
                                           "knobs:\n"
                                           "  BS: [1, 16]\n  TS: [1, 16]\n  TG: [4]\n  WARPS: [8]\n"
                                           "  KSL: [4]\n  BK: [32, 256]\n  STAGES: [3]\n  SPLITK: [1]\n"
-                                          "  OCC: [8]\n  DIRECT: [0, 1]\n  PF: [0]\n";
+                                          "  OCC: [8]\n  DIRECT: [0, 1]\n  PF: [0]\n  REDUCE: [0]\n";
     options_.space_path = (dir_ / "space.yaml").string();
     options_.cache_dir = (dir_ / "cache").string();
     options_.compile_threads = 2;

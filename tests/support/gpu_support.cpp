@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "config/search_space.hpp"
@@ -114,6 +115,7 @@ CaseOutcome check_case(const Family& family, const Case& c, const CompileResult&
   const SgemmKernel kernel(compiled.cubin);
   const LaunchGeometry geometry = family.geometry(c.knobs, problem);
   DeviceBuffer<float> workspace(std::max<std::size_t>(geometry.workspace_floats, 1));
+  workspace.zero();
   const GemmFn gemm = [&](cudaStream_t s, float alpha, const float* a, const float* b, float beta,
                           float* cc) {
     SgemmArgs args{a, b, cc, workspace.get(), problem.m, problem.n, problem.k, problem.lda,
@@ -142,13 +144,13 @@ CaseOutcome check_case(const Family& family, const Case& c, const CompileResult&
   return out;
 }
 
-}  // namespace
-
-std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases) {
+// Compiles each distinct (knobs, defines) of the cases once, all of them in parallel. job_of[i]:
+// the index of case i's result, SIZE_MAX when the family cannot implement it.
+std::vector<CompileResult> compile_cases(const Family& family, const std::vector<Case>& cases,
+                                         std::vector<std::size_t>& job_of) {
   GpuEnv& env = gpu_env();
-  // Each distinct (knobs, defines) is compiled once, all of them in parallel.
   std::map<std::string, std::size_t> job_index;
-  std::vector<std::size_t> job_of(cases.size(), SIZE_MAX);
+  job_of.assign(cases.size(), SIZE_MAX);
   std::vector<CompilePool::Job> jobs;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!family.cannot_implement(cases[i].knobs, cases[i].problem).empty()) continue;
@@ -165,7 +167,64 @@ std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vecto
   CompilePool pool(std::move(jobs), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   std::vector<CompileResult> compiled(pool.size());
   for (std::size_t j = 0; j < pool.size(); ++j) compiled[j] = pool.take(j);
+  return compiled;
+}
 
+RepeatOutcome repeat_case(const Family& family, const Case& c, const CompileResult& compiled) {
+  GpuEnv& env = gpu_env();
+  const cudaStream_t s = env.stream.get();
+  const ProblemKey& p = c.problem;
+  RepeatOutcome out;
+  if (!compiled.ok) {
+    out.why_not = compiled.log;
+    return out;
+  }
+  out.compiled = true;
+  const SgemmKernel kernel(compiled.cubin);
+  const LaunchGeometry geometry = family.geometry(c.knobs, p);
+  out.k_splits = geometry.k_splits;
+  DeviceBuffer<float> workspace(std::max<std::size_t>(geometry.workspace_floats, 1));
+  workspace.zero();
+  const GemmFn gemm = [&](cudaStream_t st, float alpha, const float* a, const float* b, float beta,
+                          float* cc) {
+    SgemmArgs args{a, b, cc, workspace.get(), p.m, p.n, p.k, p.lda, p.ldb, p.ldc, alpha, beta, 1, 0};
+    kernel.launch(geometry, args, st);
+  };
+  GemmChecker checker(p, env.utility, env.cublas, s, 4.0, c.misalign_floats);
+  out.first = checker.check(gemm, 11);
+  out.second = checker.check(gemm, 12);
+
+  // Two runs on the same A, B and C0 (beta != 0) must agree bit for bit.
+  checker.fill_random(13);
+  const auto count_c = static_cast<std::size_t>(elements_c(p));
+  DeviceBuffer<float> c0(count_c);
+  SGT_CUDA_CHECK(cudaMemcpyAsync(c0.get(), checker.c(), count_c * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, s));
+  std::vector<std::vector<float>> results;
+  for (int run = 0; run < 2; ++run) {
+    SGT_CUDA_CHECK(cudaMemcpyAsync(checker.c(), c0.get(), count_c * sizeof(float),
+                                   cudaMemcpyDeviceToDevice, s));
+    gemm(s, 1.5f, checker.a(), checker.b(), 0.25f, checker.c());
+    SGT_CUDA_CHECK(cudaGetLastError());
+    SGT_CUDA_CHECK(cudaStreamSynchronize(s));
+    results.push_back(to_host(checker.c(), count_c));
+  }
+  for (std::size_t i = 0; i < count_c; ++i)
+    out.unequal += std::memcmp(&results[0][i], &results[1][i], sizeof(float)) != 0;
+  if (geometry.k_splits > 1) {
+    std::vector<unsigned> counters(SGEMM_TILE_COUNTERS);
+    SGT_CUDA_CHECK(cudaMemcpy(counters.data(), workspace.get(), counters.size() * sizeof(unsigned),
+                              cudaMemcpyDeviceToHost));
+    for (unsigned v : counters) out.counters_left += v != 0;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases) {
+  std::vector<std::size_t> job_of;
+  const std::vector<CompileResult> compiled = compile_cases(family, cases, job_of);
   std::vector<CaseOutcome> outcomes;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (job_of[i] == SIZE_MAX) {
@@ -175,6 +234,23 @@ std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vecto
       continue;
     }
     outcomes.push_back(check_case(family, cases[i], compiled[job_of[i]]));
+  }
+  return outcomes;
+}
+
+std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
+                                                  const std::vector<Case>& cases) {
+  std::vector<std::size_t> job_of;
+  const std::vector<CompileResult> compiled = compile_cases(family, cases, job_of);
+  std::vector<RepeatOutcome> outcomes;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (job_of[i] == SIZE_MAX) {
+      RepeatOutcome skipped;
+      skipped.why_not = family.cannot_implement(cases[i].knobs, cases[i].problem);
+      outcomes.push_back(std::move(skipped));
+      continue;
+    }
+    outcomes.push_back(repeat_case(family, cases[i], compiled[job_of[i]]));
   }
   return outcomes;
 }

@@ -65,6 +65,19 @@ struct Case {
 // Compiles (in parallel, each distinct instance once), loads and checks each case in order.
 std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases);
 
+// One case verified twice in a row on one workspace, then run twice more on identical operands:
+// a kernel that keeps state in its workspace (split-K tile counters) must leave it as it found it.
+struct RepeatOutcome {
+  bool compiled = false;
+  std::string why_not;
+  int k_splits = 1;
+  CheckResult first, second;       // every verification pass, twice, against cuBLAS
+  std::int64_t unequal = 0;        // elements of C whose bits differ between the identical runs
+  std::int64_t counters_left = 0;  // nonzero tile counters after all runs
+};
+std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
+                                                  const std::vector<Case>& cases);
+
 // The configurations of a family's default space (configs/spaces/<family>.yaml), valid on sm_90.
 std::vector<Knobs> default_space_configs(const Family& family);
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/search_space.hpp"
+#include "sgemm_args.h"
 #include "space/family.hpp"
 
 namespace sgt {
@@ -171,7 +172,7 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
   EXPECT_EQ(g.k_splits, 4);
   EXPECT_EQ(g.grid.z, 4u);
   EXPECT_TRUE(g.has_reduce);
-  EXPECT_EQ(g.workspace_floats, 4u * 1023u * 1025u);
+  EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 4u * 1023u * 1025u);
   EXPECT_EQ(g.reduce_block.x, 256u);
   EXPECT_GE(std::uint64_t{g.reduce_grid.x} * g.reduce_block.x, 256u * 1025u);  // runs of 4 rows
 
@@ -192,7 +193,8 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
         EXPECT_LT(static_cast<long long>(s.k_splits - 1) * s.k_slice, k);  // no empty slice
         EXPECT_GE(static_cast<long long>(s.k_splits) * s.k_slice, k);      // all of K
         EXPECT_EQ(s.grid.z, static_cast<unsigned>(s.k_splits));
-        EXPECT_EQ(s.workspace_floats, static_cast<std::size_t>(s.k_splits) * 64 * 64);
+        EXPECT_EQ(s.workspace_floats,
+                  SGEMM_TILE_COUNTERS + static_cast<std::size_t>(s.k_splits) * 64 * 64);
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/search_space.hpp"
+#include "sgemm_args.h"
 #include "space/family.hpp"
 
 namespace sgt {
@@ -17,8 +18,8 @@ const Family& f4() { return find_family("f4_skinny"); }
 
 // The template's own defaults (kernel_templates/f4_skinny.cu): a 256 x 16 tile, 4 K slices.
 Knobs base() {
-  return {{"BS", 16}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
-          {"BK", 32}, {"STAGES", 4}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+  return {{"BS", 16}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},     {"BK", 32},
+          {"STAGES", 4}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -68,11 +69,11 @@ TEST(F4SkinnyFamily, TemplateDefaultsAreValid) { EXPECT_EQ(why(base()), ""); }
 TEST(F4SkinnyFamily, TargetConfigurationsAreValid) {
   // GEMV: 32 rows x 32 K slices of 4 k, no split.
   Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
-                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(why(gemv), "");
   // 64 x 64 tile, 8 x 8 per thread, 4 K slices, split over the GPU.
   Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
-                  {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+                  {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(why(square), "");
   // Two-warp blocks for short K, four resident per SM.
   Knobs tall = with(with(with(square, "WARPS", 2), "KSL", 1), "SPLITK", 0);
@@ -114,7 +115,7 @@ TEST(F4SkinnyFamily, KPerSliceBoundaryIsInclusive) {
 TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
   // A GEMV thread needs about 70 registers: a 128-register cap compiles the same kernel.
   Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
-                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(why(with(gemv, "OCC", 16)), "occupancy_cap_binds");
   // 64 accumulators: the cap binds (128 x 64 tile so that two blocks fit in shared memory).
   EXPECT_EQ(why(with(with(with(base(), "KSL", 8), "STAGES", 3), "OCC", 16)), "");
@@ -122,7 +123,7 @@ TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
 
 TEST(F4SkinnyFamily, CappedRegistersKeepSGroupTilesNarrow) {
   const Knobs wide = {{"BS", 64}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
-                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(why(wide), "");
   EXPECT_EQ(why(with(wide, "OCC", 16)), "capped_s_groups_take_8_columns");
   EXPECT_EQ(why(with(with(with(wide, "OCC", 16), "TS", 8), "TG", 8)), "");
@@ -131,7 +132,7 @@ TEST(F4SkinnyFamily, CappedRegistersKeepSGroupTilesNarrow) {
 TEST(F4SkinnyFamily, RingDepthIsBoundedBothWays) {
   // 2 warps, one 64 x 64 stage of 16 KB: a 2-stage ring has too little in flight.
   Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
-                {"BK", 32}, {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2}, {"DIRECT", 0}, {"PF", 0}};
+                {"BK", 32}, {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(why(tall), "at_least_32_kb_in_flight_per_sm");
   // 256 x 16 tile, 35 KB stages: 8 stages keep far more than 96 KB in flight.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "no_needless_stage");
@@ -203,7 +204,7 @@ TEST(F4SkinnyFamily, SplitKFillsTheGpuWithDisjointSlices) {
   EXPECT_EQ(g.k_splits, 8);
   EXPECT_EQ(g.k_slice, 512);
   EXPECT_TRUE(g.has_reduce);
-  EXPECT_EQ(g.workspace_floats, std::size_t{8} * 4096 * 16);
+  EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + std::size_t{8} * 4096 * 16);
   EXPECT_GE(std::size_t{g.reduce_grid.x} * g.reduce_block.x, std::size_t{4096} * 16);
   // 4 x (256 x 32 + 16 x 36) floats of ring (X is M-contiguous, B K-contiguous).
   EXPECT_EQ(g.smem_bytes, 4u * 4 * (256 * 32 + 16 * 36));
@@ -239,20 +240,20 @@ TEST(F4SkinnyFamily, ShortKAllocatesOnlyTheStagesItUses) {
   // K = 64 in stages of 32: 2 of the 3 stages (2 x (32 x 64 + 64 x 36) floats) and the 64 x 65
   // partial tile fits inside them.
   const Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
-                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   const LaunchGeometry g = f4().geometry(tall, problem(65536, 64, 64));
   EXPECT_EQ(g.grid.x, 1024u);
   EXPECT_EQ(g.smem_bytes, 4u * 2 * (32 * 64 + 64 * 36));
   // K = 1: one stage; with 4 K slices the partial tiles (4 x 64 x 65 floats) are the larger.
   EXPECT_EQ(f4().geometry(tall, problem(65536, 64, 1)).smem_bytes, 4u * (32 * 64 + 64 * 36));
   const Knobs sliced = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
-                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(f4().geometry(sliced, problem(65536, 64, 1)).smem_bytes, 4u * 4 * 64 * 65);
 }
 
 TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
   const Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
-                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}};
+                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}};
   const LaunchGeometry g = f4().geometry(square, problem(64, 64, 65536));
   EXPECT_EQ(g.grid.x * g.grid.y, 1u);
   EXPECT_EQ(g.k_splits, 128);  // 2048 chunks of 32 in 132 splits: 16 chunks each, 128 splits
@@ -269,7 +270,7 @@ TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
 TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
   const std::vector<Knobs> space = default_space();
   ASSERT_GE(space.size(), 60u);
-  ASSERT_LE(space.size(), 100u);
+  ASSERT_LE(space.size(), 160u);
   const DeviceLimits lim;
   int checked = 0;
   for (const Knobs& k : space) {
@@ -289,7 +290,8 @@ TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
           EXPECT_EQ(g.block.x, 32u * k.at("WARPS"));
           EXPECT_LE(g.smem_bytes, static_cast<unsigned>(lim.smem_optin_bytes));
           EXPECT_EQ(static_cast<int>(g.grid.z), g.k_splits);
-          EXPECT_EQ(g.has_reduce, g.k_splits > 1);
+          EXPECT_EQ(g.has_reduce, g.k_splits > 1 && k.at("REDUCE") == 0);
+          EXPECT_TRUE(g.k_splits > 1 || k.at("REDUCE") == 0);  // REDUCE = 1 only with a split
           if (g.k_splits == 1) {
             EXPECT_EQ(g.k_slice, 0);  // all of K
           } else {
@@ -302,8 +304,14 @@ TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
             EXPECT_GE(std::int64_t{g.k_splits} * g.k_slice, p.k);
             EXPECT_LT(std::int64_t{g.k_splits - 1} * g.k_slice, p.k);  // no empty split
           }
+          if (g.k_splits > 1) {
+            EXPECT_EQ(g.workspace_floats,
+                      SGEMM_TILE_COUNTERS + std::size_t(g.k_splits) * p.m * p.n);
+            EXPECT_LE(std::int64_t{g.grid.x} * g.grid.y, SGEMM_TILE_COUNTERS);
+          } else {
+            EXPECT_EQ(g.workspace_floats, 0u);
+          }
           if (g.has_reduce) {
-            EXPECT_EQ(g.workspace_floats, std::size_t(g.k_splits) * p.m * p.n);
             EXPECT_GE(std::size_t{g.reduce_grid.x} * g.reduce_block.x, std::size_t(p.m) * p.n);
             EXPECT_LE(g.reduce_block.x * g.reduce_block.y, 1024u);
             EXPECT_EQ(g.reduce_block.y & (g.reduce_block.y - 1), 0u);
@@ -319,7 +327,7 @@ TEST(F4SkinnyFamily, DirectStreamsGContiguousXInSlicesOfAtMostBK) {
   // The 4096x1x4096 winner on the H200: 16 warps, 8 along K, 128 rows per block, 16 splits.
   const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 16}, {"KSL", 8},
                       {"BK", 256}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},   {"DIRECT", 1},
-                      {"PF", 0}};
+                      {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(why(gemv), "");
   const LaunchGeometry g = f4().geometry(gemv, problem(4096, 1, 4096));
   EXPECT_EQ(g.grid.x, 16u);  // 2 warps along G x 32 lanes x 4 rows = 256 rows
@@ -338,6 +346,83 @@ TEST(F4SkinnyFamily, DirectStreamsGContiguousXInSlicesOfAtMostBK) {
 TEST(F4SkinnyFamily, ComplexityPrefersNoSplitAndShallowRings) {
   EXPECT_LT(f4().complexity(with(base(), "SPLITK", 0)), f4().complexity(base()));
   EXPECT_LT(f4().complexity(with(base(), "STAGES", 3)), f4().complexity(base()));
+  EXPECT_LT(f4().complexity(base()), f4().complexity(with(base(), "REDUCE", 1)));
+}
+
+TEST(F4SkinnyFamily, InKernelReduceIsOneLaunchOverTheSameSplits) {
+  const Knobs fused = with(base(), "REDUCE", 1);
+  EXPECT_EQ(why(fused), "");
+  const ProblemKey p = problem(4096, 16, 4096);
+  ASSERT_EQ(f4().cannot_implement(fused, p), "");
+  const LaunchGeometry two = f4().geometry(base(), p);
+  const LaunchGeometry one = f4().geometry(fused, p);
+  EXPECT_FALSE(one.has_reduce);  // no sgemm_reduce launch
+  EXPECT_EQ(one.grid.x, two.grid.x);
+  EXPECT_EQ(one.grid.y, two.grid.y);
+  EXPECT_EQ(one.grid.z, 8u);
+  EXPECT_EQ(one.k_splits, two.k_splits);
+  EXPECT_EQ(one.k_slice, two.k_slice);
+  EXPECT_EQ(one.smem_bytes, two.smem_bytes);
+  // The same partial sums after the same counters (16 tiles use 16 of them).
+  EXPECT_EQ(one.workspace_floats, SGEMM_TILE_COUNTERS + std::size_t{8} * 4096 * 16);
+  EXPECT_TRUE(has(f4().defines(fused, p), "-DREDUCE=1"));
+  // DIRECT = 1 splits K by itself: REDUCE = 1 applies there with SPLITK = 0 too.
+  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 16}, {"KSL", 8},
+                      {"BK", 256}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},   {"DIRECT", 1},
+                      {"PF", 0},   {"REDUCE", 1}};
+  EXPECT_EQ(why(gemv), "");
+  const LaunchGeometry direct = f4().geometry(gemv, problem(4096, 1, 4096));
+  EXPECT_EQ(direct.k_splits, 16);
+  EXPECT_FALSE(direct.has_reduce);
+}
+
+TEST(F4SkinnyFamily, InKernelReduceNeedsASplitAndACounterPerTile) {
+  EXPECT_EQ(why(with(base(), "REDUCE", 2)), "reduce_is_0_or_1");
+  EXPECT_EQ(why(with(with(base(), "SPLITK", 0), "REDUCE", 1)), "reduce_only_where_k_splits");
+  const Knobs fused = with(base(), "REDUCE", 1);
+  // 125 tiles already fill the GPU: no split, so REDUCE = 1 would duplicate REDUCE = 0.
+  EXPECT_NE(f4().cannot_implement(fused, problem(32000, 16, 4096)), "");
+  EXPECT_EQ(f4().cannot_implement(with(fused, "SPLITK", 2), problem(32000, 16, 4096)), "");
+  EXPECT_NE(f4().cannot_implement(fused, problem(4096, 16, 32)), "");  // one chunk of K
+  // DIRECT = 1 splits 4194560 rows (16385 tiles of 256) into 2: more tiles than counters.
+  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 16}, {"KSL", 8},
+                      {"BK", 256}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},   {"DIRECT", 1},
+                      {"PF", 0},   {"REDUCE", 1}};
+  const ProblemKey tall = problem(16384 * 256 + 256, 1, 300);
+  EXPECT_EQ(f4().geometry(gemv, tall).k_splits, 2);
+  EXPECT_NE(f4().cannot_implement(gemv, tall).find("counter"), std::string::npos);
+  EXPECT_EQ(f4().cannot_implement(with(gemv, "REDUCE", 0), tall), "");
+}
+
+// The dispatcher reads winners stored before REDUCE existed (cannot_implement, defines, geometry).
+TEST(F4SkinnyFamily, ConfigurationsStoredWithoutReduceMeanReduceZero) {
+  Knobs stored = base();
+  stored.erase("REDUCE");
+  const ProblemKey p = problem(4096, 16, 4096);
+  EXPECT_EQ(f4().cannot_implement(stored, p), "");
+  EXPECT_EQ(f4().defines(stored, p), f4().defines(base(), p));
+  const LaunchGeometry g = f4().geometry(stored, p);
+  EXPECT_TRUE(g.has_reduce);
+  EXPECT_EQ(g.workspace_floats, f4().geometry(base(), p).workspace_floats);
+}
+
+TEST(F4SkinnyFamily, DefaultSpaceSearchesBothReductions) {
+  const std::vector<Knobs> space = default_space();
+  int fused = 0, separate = 0;
+  for (const Knobs& k : space) {
+    if (k.at("REDUCE") == 1) {
+      ++fused;
+      // Its REDUCE = 0 twin is in the space too: the tuner times both.
+      EXPECT_NE(std::find(space.begin(), space.end(), with(k, "REDUCE", 0)), space.end())
+          << knobs_to_string(k);
+    } else if (k.at("SPLITK") > 0 || k.at("DIRECT") == 1) {
+      ++separate;
+    }
+  }
+  EXPECT_GT(fused, 0);
+  EXPECT_EQ(fused, separate);
+  RecordProperty("configurations", static_cast<int>(space.size()));
+  RecordProperty("fused", fused);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "common/error.hpp"
 #include "config/search_space.hpp"
 #include "db/database.hpp"
+#include "space/knobs.hpp"
 #include "space/problem.hpp"
 #include "tuner/candidate_list.hpp"
 #include "tuner/search_strategy.hpp"
@@ -48,6 +49,16 @@ struct Measured {
   double cublas_us = 0;                    // fastest cuBLAS time of the run, 0 if none
 };
 
+// A candidate's key into the recorded times. Knobs at 0 are left out: a knob added to a family
+// after the exhaustive run takes 0 for the kernel that existed before (REDUCE, PF, ...), so the
+// recorded configuration, which lacks it, still matches.
+std::string id_of(const std::string& family, const std::string& config) {
+  Knobs knobs = parse_knobs(config);
+  std::erase_if(knobs, [](const auto& knob) { return knob.second == 0; });
+  return family + "|" + knobs_to_string(knobs);
+}
+std::string id_of(const PlannedCandidate& c) { return id_of(c.candidate.family->name(), c.config); }
+
 std::vector<Measured> load(Database& db) {
   std::vector<Measured> problems;
   Statement s(db,
@@ -68,14 +79,13 @@ std::vector<Measured> load(Database& db) {
       problems.push_back(std::move(m));
     }
     Measured& m = problems.back();
-    m.screened[s.column_text(10) + "|" + s.column_text(11)] = s.column_double(12);
+    m.screened[id_of(s.column_text(10), s.column_text(11))] = s.column_double(12);
     if (const auto c = s.column_optional_double(13); c && (m.cublas_us == 0 || *c < m.cublas_us))
       m.cublas_us = *c;
   }
   return problems;
 }
 
-std::string id_of(const PlannedCandidate& c) { return c.candidate.family->name() + "|" + c.config; }
 
 int usage(const std::string& why) {
   std::cerr << "strategy_replay: " << why

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sgemm_args.h"
 #include "space/family.hpp"
 
 namespace sgt {
@@ -215,7 +216,9 @@ class F1Simt final : public Family {
     if (split.k_splits > 1) {
       g.grid.z = static_cast<unsigned>(split.k_splits);
       g.has_reduce = true;
-      g.workspace_floats = static_cast<std::size_t>(split.k_splits) * p.m * p.n;
+      // The tile counters every split-K workspace starts with (sgemm_args.h), then the partials.
+      g.workspace_floats =
+          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(split.k_splits) * p.m * p.n;
       // One thread per run of 4 rows of a column.
       const std::int64_t runs = ceil_div(p.m, 4) * p.n;
       g.reduce_block.x = kReduceThreads;

@@ -1,10 +1,12 @@
 // Host side of family F4 (skinny SGEMM, kernel_templates/f4_skinny.cu): knobs, constraints, the
-// problems a configuration claims (min(m, n) <= 64), NVRTC defines and the split-K launch geometry.
+// problems a configuration claims (min(m, n) <= 64), NVRTC defines and the split-K launch geometry
+// (a second kernel sums the splits, or with REDUCE = 1 the last block of each output tile does).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "sgemm_args.h"
 #include "space/family.hpp"
 
 namespace sgt {
@@ -21,7 +23,7 @@ int ceil_div(int a, int b) { return static_cast<int>((std::int64_t{a} + b - 1) /
 
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
-  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf;
+  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf, reduce;
   int minb;  // blocks per SM the launch bounds allow for: OCC / WARPS
   int sg, tpk, gt, bg, kps;
 };
@@ -39,6 +41,8 @@ Shape shape_of(const Knobs& k) {
   s.occ = knob(k, "OCC");
   s.direct = knob(k, "DIRECT");
   s.pf = knob(k, "PF");
+  // Configurations stored before REDUCE existed summed their splits in sgemm_reduce.
+  s.reduce = k.contains("REDUCE") ? knob(k, "REDUCE") : 0;
   s.minb = s.threads > 0 ? std::max(1, 32 * s.occ / s.threads) : 1;
   s.sg = s.ts > 0 ? s.bs / s.ts : 0;
   s.tpk = s.ksl > 0 ? s.threads / s.ksl : 0;
@@ -127,7 +131,8 @@ class F4Skinny final : public Family {
   std::string name() const override { return "f4_skinny"; }
 
   std::vector<std::string> knob_names() const override {
-    return {"BS", "TS", "TG", "WARPS", "KSL", "BK", "STAGES", "SPLITK", "OCC", "DIRECT", "PF"};
+    return {"BS",     "TS",     "TG",  "WARPS",  "KSL", "BK",
+            "STAGES", "SPLITK", "OCC", "DIRECT", "PF",  "REDUCE"};
   }
 
   std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
@@ -138,7 +143,26 @@ class F4Skinny final : public Family {
         c.holds = [h = std::move(c.holds)](const Knobs& k) { return knob(k, "DIRECT") != 0 || h(k); };
     std::vector<Constraint> direct = direct_constraints(limits);
     out.insert(out.end(), direct.begin(), direct.end());
+    std::vector<Constraint> reduce = reduce_constraints();
+    out.insert(out.end(), reduce.begin(), reduce.end());
     return out;
+  }
+
+  // REDUCE: where the splits are summed. DIRECT = 1 splits K whenever it exceeds BK; the ring
+  // splits only with SPLITK > 0, so REDUCE = 1 with SPLITK = 0 would be REDUCE = 0 again.
+  static std::vector<Constraint> reduce_constraints() {
+    return {
+        {"reduce_is_0_or_1",
+         [](const Knobs& k) {
+           const int r = shape_of(k).reduce;
+           return r == 0 || r == 1;
+         }},
+        {"reduce_only_where_k_splits",
+         [](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return s.reduce == 0 || s.direct == 1 || s.splitk > 0;
+         }},
+    };
   }
 
   static bool common_rule(const std::string& name) {
@@ -356,13 +380,22 @@ class F4Skinny final : public Family {
       if (p.k > std::int64_t{kMaxSplits} * s.bk)
         return fmt::format("k = {} needs more than {} splits of BK = {}", p.k, kMaxSplits, s.bk);
     }
+    if (s.reduce == 1) {
+      // Without a split the kernel is REDUCE = 0's: one candidate is enough.
+      const LaunchGeometry g = geometry(knobs, p);
+      if (g.k_splits == 1) return "REDUCE = 1 without a K split runs as REDUCE = 0";
+      if (std::int64_t{g.grid.x} * g.grid.y > SGEMM_TILE_COUNTERS)
+        return fmt::format("REDUCE = 1 needs one arrival counter per output tile: {} tiles, {} counters",
+                           std::int64_t{g.grid.x} * g.grid.y, SGEMM_TILE_COUNTERS);
+    }
     return {};
   }
 
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& name : knob_names())
-      out.push_back(fmt::format("-D{}={}", name, knob(knobs, name)));
+      if (name != "REDUCE") out.push_back(fmt::format("-D{}={}", name, knob(knobs, name)));
+    out.push_back(fmt::format("-DREDUCE={}", shape_of(knobs).reduce));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -399,10 +432,14 @@ class F4Skinny final : public Family {
     g.grid.z = static_cast<unsigned>(splits);
     g.block.x = static_cast<unsigned>(s.threads);
     g.k_splits = splits;
-    g.has_reduce = splits > 1;
+    if (splits > 1) {
+      const std::int64_t mn = std::int64_t{p.m} * p.n;
+      g.workspace_floats =
+          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(mn) * static_cast<std::size_t>(splits);
+    }
+    g.has_reduce = splits > 1 && s.reduce == 0;
     if (g.has_reduce) {
       const std::int64_t mn = std::int64_t{p.m} * p.n;
-      g.workspace_floats = static_cast<std::size_t>(mn) * static_cast<std::size_t>(splits);
       // Threads along the splits: each sums about 8 of them, then a fixed tree combines them.
       int rz = 1;
       while (rz < 32 && rz * 16 <= splits) rz *= 2;
@@ -415,11 +452,13 @@ class F4Skinny final : public Family {
   }
 
   int complexity(const Knobs& knobs) const override {
-    // Prefer no split, then fewer waves, shallower rings, fewer K slices and fewer threads.
+    // Prefer no split, then fewer waves, shallower rings, fewer K slices and fewer threads, and the
+    // second kernel over arrival counters.
     const Shape s = shape_of(knobs);
     int log_ksl = 0;
     while ((1 << log_ksl) < s.ksl) ++log_ksl;
-    return 8 * (s.splitk > 0) + s.splitk + s.stages + log_ksl + s.threads / 128 + (s.pf > 0);
+    return 8 * (s.splitk > 0) + s.splitk + s.stages + log_ksl + s.threads / 128 + (s.pf > 0) +
+           s.reduce;
   }
 };
 

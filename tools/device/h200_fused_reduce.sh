@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# In-kernel ("serial") split-K of f4_skinny, REDUCE = 1, on the H200 in one device command of
+# about 2 minutes: the FusedReduce GPU tests, then REDUCE = 0 against REDUCE = 1 for otherwise
+# identical configurations (the shipped winners, tools/device/fused_reduce/<problem>/) on
+# 4096x16x4096, 32000x16x4096 and 64x64x65536, finalists and cuBLAS timed in the same interleaved
+# rounds. Everything goes into $OUT/fused.tar.gz. Never touches clocks or GPU settings.
+# Binaries: NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-/tmp/sgemm-out}
+mkdir -p "$out"
+work=$(mktemp -d)
+res=$work/fused
+mkdir -p "$res"
+dist=$PWD/.device-dist
+export SGEMM_SOURCE_DIR=$dist  # configs/ of the tree the binaries were built from
+export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export SGEMM_CACHE_DIR=$work/cache
+source tools/device/lib.sh
+spaces=tools/device/fused_reduce
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
+  --format=csv > "$res/gpu.txt" 2>&1
+cat "$res/gpu.txt"
+
+# 1. Correctness: the fused variant against cuBLAS and FP64, and repeated runs on one workspace.
+t0=$(date +%s)
+timeout 80 "$dist/tests/gpu_tests" --gtest_filter='InKernelReduce/*' \
+  --gtest_output="json:$res/gpu_tests.json" > "$res/gpu_tests.log" 2>&1
+echo "gpu_tests (InKernelReduce/*): exit $?, $(($(date +%s) - t0)) s"
+grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests ran" "$res/gpu_tests.log" | tail -8
+grep -E "Failure" -A4 "$res/gpu_tests.log" | head -30
+
+# 2. Timing: each problem alone, every candidate of its small space a finalist.
+for p in 4096x16x4096 32000x16x4096 64x64x65536; do
+  IFS=x read -r m n k <<< "$p"
+  printf 'm,n,k\n%s,%s,%s\n' "$m" "$n" "$k" > "$res/$p.csv"
+  timed "tune-$p" timeout 45 "$dist/bin/sgemm-tune" tune --shapes "$res/$p.csv" --db "$res/fused.db" \
+    --space "$spaces/$p" --settings "$spaces/settings.yaml" --strategy exhaustive --json
+  "$dist/bin/sgemm-tune" explain "$m" "$n" "$k" --db "$res/fused.db" --top 10 --json \
+    > "$res/explain-$p.json" 2> "$res/explain-$p.log"
+done
+"$dist/bin/sgemm-tune" export --db "$res/fused.db" -o "$res/export.json" 2> "$res/export.log"
+
+# Every candidate: outcome, screening and interleaved medians, cuBLAS in the same rounds.
+python3 - "$res/fused.db" > "$res/summary.txt" 2>&1 <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("""SELECT p.m, p.n, p.k, c.config, c.outcome, c.screen_median_us, c.final_median_us,
+                            c.cublas_us FROM candidates c JOIN problems p ON p.id = c.problem_id
+                     ORDER BY p.m, p.n, p.k, c.config""")
+print(f"{'problem':<16} {'us':>8} {'screen':>8} {'cuBLAS':>8}  outcome  config")
+fmt = lambda v: f"{v:8.2f}" if v is not None else f"{'-':>8}"
+for m, n, k, config, outcome, screen, final, cublas in rows:
+    print(f"{m}x{n}x{k:<8} {fmt(final)} {fmt(screen)} {fmt(cublas)}  {outcome:<8} {config}")
+PY
+cat "$res/summary.txt"
+
+tar czf "$out/fused.tar.gz" -C "$work" fused
+ls -la "$out"
