@@ -1,22 +1,15 @@
 #!/usr/bin/env bash
 # In-kernel ("serial") split-K of f4_skinny, REDUCE = 1, on the H200 in one device command of
-# about 2 minutes: the FusedReduce GPU tests, then REDUCE = 0 against REDUCE = 1 for otherwise
+# about 5 minutes: the FusedReduce GPU tests, then REDUCE = 0 against REDUCE = 1 for otherwise
 # identical configurations (the shipped winners, tools/device/fused_reduce/<problem>/) on
 # 4096x16x4096, 32000x16x4096 and 64x64x65536, finalists and cuBLAS timed in the same interleaved
-# rounds. Everything goes into $OUT/fused.tar.gz. Never touches clocks or GPU settings.
+# rounds; then memcheck over those tests. Everything goes into $OUT/fused.tar.gz (and the
+# memcheck log). Never touches clocks or GPU settings.
 # Binaries: NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-/tmp/sgemm-out}
-mkdir -p "$out"
-work=$(mktemp -d)
-res=$work/fused
-mkdir -p "$res"
-dist=$PWD/.device-dist
-export SGEMM_SOURCE_DIR=$dist  # configs/ of the tree the binaries were built from
-export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export SGEMM_CACHE_DIR=$work/cache
 source tools/device/lib.sh
+visit_setup /tmp/sgemm-fused
 spaces=tools/device/fused_reduce
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
@@ -56,5 +49,9 @@ for m, n, k, config, outcome, screen, final, cublas in rows:
 PY
 cat "$res/summary.txt"
 
-tar czf "$out/fused.tar.gz" -C "$work" fused
+# 3. compute-sanitizer memcheck over the same tests (out-of-bounds and misaligned accesses of
+# the workspace, the counters and C), time-boxed.
+sanitize memcheck 'InKernelReduce/*' 150 memcheck-fused
+
+tar -C "$res" -czf "$out/fused.tar.gz" .
 ls -la "$out"
