@@ -47,6 +47,23 @@ int expect_correct(const Family& family, const std::vector<testing::Case>& cases
   return ran;
 }
 
+// Each configuration at each shape and transpose three ways: leading dimensions padded by 5
+// (alignment class 1), minimal ones with every pointer offset by one float, and padded by 2
+// (class 2).
+std::vector<testing::Case> padded_and_misaligned(const std::vector<Knobs>& configs,
+                                                 const std::vector<std::array<int, 3>>& shapes) {
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
+        }
+  return cases;
+}
+
 TEST_P(FamilyCorrectness, EdgeShapesAllTransposes) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family(GetParam());
@@ -64,15 +81,8 @@ TEST_P(FamilyCorrectness, EdgeShapesAllTransposes) {
 TEST_P(FamilyCorrectness, PaddedLeadingDimensionsAndMisalignedPointers) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family(GetParam());
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : sample(testing::default_space_configs(family), 3))
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : {std::array<int, 3>{129, 63, 200}, std::array<int, 3>{300, 16, 513}}) {
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
-        }
+  const std::vector<testing::Case> cases = padded_and_misaligned(
+      sample(testing::default_space_configs(family), 3), {{129, 63, 200}, {300, 16, 513}});
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
@@ -134,15 +144,8 @@ TEST_P(FusedReduce, EdgeShapesAllTransposes) {
 TEST_P(FusedReduce, PaddedLeadingDimensionsAndMisalignedPointers) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family(GetParam());
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : sample(fused_configs(family), 3))
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : {std::array<int, 3>{129, 63, 2000}, std::array<int, 3>{300, 16, 5130}}) {
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
-        }
+  const std::vector<testing::Case> cases = padded_and_misaligned(
+      sample(fused_configs(family), 3), {{129, 63, 2000}, {300, 16, 5130}});
   EXPECT_GT(split_cases(family, cases), 0);
   EXPECT_GT(expect_correct(family, cases), 0);
 }

@@ -103,25 +103,35 @@ double fp64_error_of(const ProblemKey& p, const GemmFn& gemm, std::uint64_t seed
 
 namespace {
 
+// A case's kernel with its launch geometry and a workspace of its own, zeroed once as the
+// tuner's and the dispatcher's are, called as a GemmFn.
+struct CaseKernel {
+  CaseKernel(const Family& family, const Case& c, const CompileResult& compiled)
+      : kernel(compiled.cubin),
+        geometry(family.geometry(c.knobs, c.problem)),
+        workspace(std::max<std::size_t>(geometry.workspace_floats, 1)),
+        problem(c.problem) {
+    workspace.zero();
+  }
+  GemmFn gemm() {
+    return [this](cudaStream_t s, float alpha, const float* a, const float* b, float beta, float* cc) {
+      SgemmArgs args{a, b, cc, workspace.get(), problem.m, problem.n, problem.k, problem.lda,
+                     problem.ldb, problem.ldc, alpha, beta, 1, 0};
+      kernel.launch(geometry, args, s);
+    };
+  }
+  SgemmKernel kernel;
+  LaunchGeometry geometry;
+  DeviceBuffer<float> workspace;
+  ProblemKey problem;
+};
+
 CaseOutcome check_case(const Family& family, const Case& c, const CompileResult& compiled) {
   GpuEnv& env = gpu_env();
   const ProblemKey& problem = c.problem;
   CaseOutcome out;
-  if (!compiled.ok) {
-    out.why_not = compiled.log;
-    return out;
-  }
-  out.compiled = true;
-  const SgemmKernel kernel(compiled.cubin);
-  const LaunchGeometry geometry = family.geometry(c.knobs, problem);
-  DeviceBuffer<float> workspace(std::max<std::size_t>(geometry.workspace_floats, 1));
-  workspace.zero();
-  const GemmFn gemm = [&](cudaStream_t s, float alpha, const float* a, const float* b, float beta,
-                          float* cc) {
-    SgemmArgs args{a, b, cc, workspace.get(), problem.m, problem.n, problem.k, problem.lda,
-                   problem.ldb, problem.ldc, alpha, beta, 1, 0};
-    kernel.launch(geometry, args, s);
-  };
+  CaseKernel kernel(family, c, compiled);
+  const GemmFn gemm = kernel.gemm();
   GemmChecker checker(problem, env.utility, env.cublas, env.stream.get(), 4.0, c.misalign_floats);
   static std::uint64_t seed = 7;
   out.check = checker.check(gemm, seed++);
@@ -175,21 +185,11 @@ RepeatOutcome repeat_case(const Family& family, const Case& c, const CompileResu
   const cudaStream_t s = env.stream.get();
   const ProblemKey& p = c.problem;
   RepeatOutcome out;
-  if (!compiled.ok) {
-    out.why_not = compiled.log;
-    return out;
-  }
-  out.compiled = true;
-  const SgemmKernel kernel(compiled.cubin);
-  const LaunchGeometry geometry = family.geometry(c.knobs, p);
+  CaseKernel kernel(family, c, compiled);
+  const LaunchGeometry& geometry = kernel.geometry;
+  DeviceBuffer<float>& workspace = kernel.workspace;
   out.k_splits = geometry.k_splits;
-  DeviceBuffer<float> workspace(std::max<std::size_t>(geometry.workspace_floats, 1));
-  workspace.zero();
-  const GemmFn gemm = [&](cudaStream_t st, float alpha, const float* a, const float* b, float beta,
-                          float* cc) {
-    SgemmArgs args{a, b, cc, workspace.get(), p.m, p.n, p.k, p.lda, p.ldb, p.ldc, alpha, beta, 1, 0};
-    kernel.launch(geometry, args, st);
-  };
+  const GemmFn gemm = kernel.gemm();
   GemmChecker checker(p, env.utility, env.cublas, s, 4.0, c.misalign_floats);
   out.first = checker.check(gemm, 11);
   out.second = checker.check(gemm, 12);
@@ -222,37 +222,39 @@ RepeatOutcome repeat_case(const Family& family, const Case& c, const CompileResu
 
 }  // namespace
 
-std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases) {
+namespace {
+
+// Compiles every case's kernel once, then runs `check` on each case that compiled; the others
+// get an outcome with the family's reason or the compile log.
+template <class Outcome, class Check>
+std::vector<Outcome> for_each_case(const Family& family, const std::vector<Case>& cases, Check check) {
   std::vector<std::size_t> job_of;
   const std::vector<CompileResult> compiled = compile_cases(family, cases, job_of);
-  std::vector<CaseOutcome> outcomes;
+  std::vector<Outcome> outcomes;
   for (std::size_t i = 0; i < cases.size(); ++i) {
+    Outcome out;
     if (job_of[i] == SIZE_MAX) {
-      CaseOutcome skipped;
-      skipped.why_not = family.cannot_implement(cases[i].knobs, cases[i].problem);
-      outcomes.push_back(std::move(skipped));
-      continue;
+      out.why_not = family.cannot_implement(cases[i].knobs, cases[i].problem);
+    } else if (!compiled[job_of[i]].ok) {
+      out.why_not = compiled[job_of[i]].log;
+    } else {
+      out = check(family, cases[i], compiled[job_of[i]]);
+      out.compiled = true;
     }
-    outcomes.push_back(check_case(family, cases[i], compiled[job_of[i]]));
+    outcomes.push_back(std::move(out));
   }
   return outcomes;
 }
 
+}  // namespace
+
+std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases) {
+  return for_each_case<CaseOutcome>(family, cases, check_case);
+}
+
 std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
                                                   const std::vector<Case>& cases) {
-  std::vector<std::size_t> job_of;
-  const std::vector<CompileResult> compiled = compile_cases(family, cases, job_of);
-  std::vector<RepeatOutcome> outcomes;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (job_of[i] == SIZE_MAX) {
-      RepeatOutcome skipped;
-      skipped.why_not = family.cannot_implement(cases[i].knobs, cases[i].problem);
-      outcomes.push_back(std::move(skipped));
-      continue;
-    }
-    outcomes.push_back(repeat_case(family, cases[i], compiled[job_of[i]]));
-  }
-  return outcomes;
+  return for_each_case<RepeatOutcome>(family, cases, repeat_case);
 }
 
 std::vector<Knobs> default_space_configs(const Family& family) {
