@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -114,6 +115,14 @@ std::string roofline_script(const std::vector<const ProblemReport*>& group,
   x_max = std::max(x_max, ridge) * 4;
   y_min = std::max(1e-3, std::min(y_min, first.bandwidth_tbps * x_min) / 2);
   const double y_max = first.peak_tflops * 2.5;
+  // The plot area is fixed in screen fractions (margins below) so that the memory roof's label
+  // can lie along it: on log-log axes its slope of one decade per decade shows at this angle.
+  constexpr int kWidth = 1500, kHeight = 800;
+  constexpr double kLeft = 0.06, kRight = 0.74, kBottom = 0.1, kTop = 0.93;
+  const double pixels_per_x_decade = (kRight - kLeft) * kWidth / std::log10(x_max / x_min);
+  const double pixels_per_y_decade = (kTop - kBottom) * kHeight / std::log10(y_max / y_min);
+  const double roof_angle =
+      std::atan2(pixels_per_y_decade, pixels_per_x_decade) * 180.0 / 3.14159265358979323846;
   const std::string data = gnuplot_quote(data_path);
   const std::string plot = fmt::format(
       "set title {title} noenhanced\n"
@@ -127,7 +136,7 @@ std::string roofline_script(const std::vector<const ProblemReport*>& group,
       "peak = {peak:.6g}\nbw = {bw:.6g}\n"
       "roof(x) = (bw * x < peak) ? bw * x : peak\n"
       "set label 1 sprintf('FP32 peak %.1f TFLOP/s', peak) at {x1:.4g} / 1.3, peak * 1.12 right font ',10'\n"
-      "set label 2 sprintf('memory %.2f TB/s', bw) at {lx:.4g}, bw * {lx:.4g} * 1.35 left rotate by 33 font ',10'\n"
+      "set label 2 sprintf('memory %.2f TB/s', bw) at {lx:.4g}, bw * {lx:.4g} * 1.35 left rotate by {angle:.1f} font ',10'\n"
       "set arrow 1 from {ridge:.4g}, graph 0 to {ridge:.4g}, peak nohead dt 3 lc rgb '#999999'\n"
       "plot roof(x) with lines lw 2.5 lc rgb '#333333' title 'roofline (FP32 peak, HBM ceiling)', \\\n"
       "  {data} using 1:3:(0):($2-$3) with vectors nohead dt 2 lc rgb '#aaaaaa' notitle, \\\n"
@@ -138,11 +147,15 @@ std::string roofline_script(const std::vector<const ProblemReport*>& group,
       fmt::arg("title", gnuplot_quote("SGEMM roofline: " + gpu_title(first))), fmt::arg("x0", x_min),
       fmt::arg("x1", x_max), fmt::arg("y0", y_min), fmt::arg("y1", y_max),
       fmt::arg("peak", first.peak_tflops), fmt::arg("bw", first.bandwidth_tbps),
-      fmt::arg("lx", std::max(x_min * 1.3, ridge / 12)), fmt::arg("ridge", ridge), fmt::arg("data", data));
+      fmt::arg("lx", std::max(x_min * 1.3, ridge / 12)), fmt::arg("angle", roof_angle),
+      fmt::arg("ridge", ridge), fmt::arg("data", data));
   // Points carry their number; the list of problems sits in the right margin (labels beside
   // the points would overlap where problems have similar intensities).
   const double step = std::min(0.032, 0.86 / std::max<std::size_t>(1, group.size()));
-  std::string key = "set rmargin at screen 0.74\n";
+  std::string key = fmt::format(
+      "set lmargin at screen {}\nset rmargin at screen {}\nset bmargin at screen {}\n"
+      "set tmargin at screen {}\n",
+      kLeft, kRight, kBottom, kTop);
   key += fmt::format("set label 9 'problem (ratio, winner)' at screen 0.755, screen 0.93 left font ',10'\n");
   for (std::size_t i = 0; i < group.size(); ++i) {
     const ProblemReport& r = *group[i];
@@ -152,7 +165,7 @@ std::string roofline_script(const std::vector<const ProblemReport*>& group,
                        0.93 - step * static_cast<double>(i + 1));
   }
   return "# Roofline of the tuned problems; re-render in this folder with: gnuplot " + output_stem + ".gp\n" +
-         terminals_and_plot(output_stem, key + plot, 1500, 800);
+         terminals_and_plot(output_stem, key + plot, kWidth, kHeight);
 }
 
 std::string speedup_script(const std::vector<const ProblemReport*>& group,

@@ -1,7 +1,10 @@
 # Roofline of the tuned problems; re-render in this folder with: gnuplot roofline.gp
 set terminal pngcairo size 1500,800 enhanced font 'Sans,11' background rgb 'white'
 set output 'roofline.png'
+set lmargin at screen 0.06
 set rmargin at screen 0.74
+set bmargin at screen 0.1
+set tmargin at screen 0.93
 set label 9 'problem (ratio, winner)' at screen 0.755, screen 0.93 left font ',10'
 set label 10 ' 1  NN 64x64x65536  1.34x f4_skinny' at screen 0.755, screen 0.8980 left font ',9' noenhanced
 set label 11 ' 2  NN 100x10000x1000  1.00x cuBLAS' at screen 0.755, screen 0.8660 left font ',9' noenhanced
@@ -39,7 +42,7 @@ peak = 66.9082
 bw = 4.3
 roof(x) = (bw * x < peak) ? bw * x : peak
 set label 1 sprintf('FP32 peak %.1f TFLOP/s', peak) at 5461 / 1.3, peak * 1.12 right font ',10'
-set label 2 sprintf('memory %.2f TB/s', bw) at 1.297, bw * 1.297 * 1.35 left rotate by 33 font ',10'
+set label 2 sprintf('memory %.2f TB/s', bw) at 1.297, bw * 1.297 * 1.35 left rotate by 47.2 font ',10'
 set arrow 1 from 15.56, graph 0 to 15.56, peak nohead dt 3 lc rgb '#999999'
 plot roof(x) with lines lw 2.5 lc rgb '#333333' title 'roofline (FP32 peak, HBM ceiling)', \
   'roofline.dat' using 1:3:(0):($2-$3) with vectors nohead dt 2 lc rgb '#aaaaaa' notitle, \
