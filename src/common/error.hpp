@@ -21,10 +21,25 @@ enum class ErrorKind {
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message)
+      : std::runtime_error(visible_nuls(message)), kind_(kind) {}
   ErrorKind kind() const noexcept { return kind_; }
 
  private:
+  // what() is a C string: a NUL byte quoted from the input (a YAML key, a CSV cell) would cut
+  // the message short, so it is written as \0.
+  static std::string visible_nuls(const std::string& message) {
+    std::string out;
+    out.reserve(message.size());
+    for (char c : message) {
+      if (c == '\0')
+        out += "\\0";
+      else
+        out += c;
+    }
+    return out;
+  }
+
   ErrorKind kind_;
 };
 

@@ -135,6 +135,8 @@ TEST(BadInput, ShapeYamlIsRejectedWithLineAndReason) {
       {"item is a list", "shapes:\n  - [1, 2, 3]\n", "s.yaml:2: each shape must be a mapping"},
       {"missing k", "shapes:\n  - {m: 4, n: 4}\n", "s.yaml:2: missing value for k"},
       {"unknown key", "shapes:\n  - {m: 4, n: 4, k: 4, colour: red}\n", "s.yaml:2: unknown column 'colour'"},
+      // A NUL in a quoted key is shown as \0 instead of cutting the message short (fuzz finding).
+      {"NUL in a key", "shapes:\n  - {\"m\\0x\": 4, n: 4, k: 4}\n", "s.yaml:2: unknown column 'm\\0x'"},
       {"repeated key", "shapes:\n  - {m: 4, m: 8, n: 4, k: 4}\n", "s.yaml:2: m given twice"},
       {"list value", "shapes:\n  - {m: [4], n: 4, k: 4}\n", "s.yaml:2: m must be a scalar"},
       {"null value", "shapes:\n  - {m: ~, n: 4, k: 4}\n", "s.yaml:2: m must be a scalar"},
