@@ -53,6 +53,32 @@ bool are_neighbours(const Knobs& a, const Knobs& b, const FamilySpace& space) {
   return differing >= 1 && differing <= 2;
 }
 
+std::vector<std::size_t> warm_start_candidates(const ProblemKey& key,
+                                               const std::vector<KnownWinner>& winners,
+                                               const std::vector<PlannedCandidate>& candidates) {
+  std::vector<std::pair<double, std::size_t>> near;
+  for (const KnownWinner& w : winners) {
+    const ProblemKey& p = w.problem;
+    if (p == key || p.transa != key.transa || p.transb != key.transb || p.align != key.align) continue;
+    double distance = 0;
+    bool close = true;
+    for (auto [a, b] : {std::pair{p.m, key.m}, {p.n, key.n}, {p.k, key.k}}) {
+      const double r = std::log2(std::max(a, 1)) - std::log2(std::max(b, 1));
+      close &= std::abs(r) <= 1.0;
+      distance += r * r;
+    }
+    if (!close) continue;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      if (candidates[i].candidate.family->name() == w.family && candidates[i].config == w.config)
+        near.emplace_back(distance, i);
+  }
+  std::sort(near.begin(), near.end());
+  std::vector<std::size_t> out;
+  for (const auto& [d, i] : near)
+    if (out.size() < 4 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+  return out;
+}
+
 SearchOrder::SearchOrder(Strategy strategy, const SearchSpace& space,
                          const std::vector<PlannedCandidate>& candidates, int budget, std::uint64_t seed,
                          std::vector<std::size_t> warm_start)

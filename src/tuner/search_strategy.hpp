@@ -25,6 +25,19 @@ std::string strategy_name(Strategy strategy);
 // at most two knobs.
 bool are_neighbours(const Knobs& a, const Knobs& b, const FamilySpace& space);
 
+// A configuration that won on some problem: the model strategy's warm-start material.
+struct KnownWinner {
+  ProblemKey problem;
+  std::string family, config;
+};
+
+// Indices into candidates of up to four of the winners on problems of the same transposes and
+// alignment class within a factor of two per dimension (the problem itself left out), nearest
+// first.
+std::vector<std::size_t> warm_start_candidates(const ProblemKey& key,
+                                               const std::vector<KnownWinner>& winners,
+                                               const std::vector<PlannedCandidate>& candidates);
+
 class SearchOrder {
  public:
   // budget: candidates to measure at most (0: all; exhaustive always takes all). warm_start:

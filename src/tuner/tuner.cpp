@@ -29,6 +29,7 @@
 #include "tuner/candidate_list.hpp"
 #include "tuner/compile_pool.hpp"
 #include "tuner/measurement_record.hpp"
+#include "tuner/search_strategy.hpp"
 #include "tuner/static_pruning.hpp"
 #include "tuner/winner_selection.hpp"
 #include "verify/gemm_checker.hpp"
@@ -136,29 +137,12 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Up to four configurations that won on problems of the same class within a factor of two per
-// dimension, nearest first, as indices into this problem's candidates.
-std::vector<std::size_t> warm_start(TuningStore& store, const GpuRecord& gpu, const ProblemKey& key,
-                                    const std::vector<PlannedCandidate>& candidates) {
-  std::vector<std::pair<double, std::size_t>> near;
-  for (const WinnerRecord& w : store.winners_for(key.transa, key.transb, key.align, gpu.name, gpu.arch, false)) {
-    if (w.family == "cublas" || w.problem == key) continue;
-    double distance = 0;
-    bool close = true;
-    for (auto [a, b] : {std::pair{w.problem.m, key.m}, {w.problem.n, key.n}, {w.problem.k, key.k}}) {
-      const double r = std::log2(std::max(a, 1)) - std::log2(std::max(b, 1));
-      close &= std::abs(r) <= 1.0;
-      distance += r * r;
-    }
-    if (!close) continue;
-    for (std::size_t i = 0; i < candidates.size(); ++i)
-      if (candidates[i].candidate.family->name() == w.family && candidates[i].config == w.config)
-        near.emplace_back(distance, i);
-  }
-  std::sort(near.begin(), near.end());
-  std::vector<std::size_t> out;
-  for (const auto& [d, i] : near)
-    if (out.size() < 4 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+// The winners of this GPU model with the problem's transposes and alignment class, for the
+// model strategy's warm start (cuBLAS winners have no configuration to start from).
+std::vector<KnownWinner> known_winners(TuningStore& store, const GpuRecord& gpu, const ProblemKey& key) {
+  std::vector<KnownWinner> out;
+  for (const WinnerRecord& w : store.winners_for(key.transa, key.transb, key.align, gpu.name, gpu.arch, false))
+    if (w.family != "cublas") out.push_back({w.problem, w.family, w.config});
   return out;
 }
 
@@ -177,7 +161,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   const std::vector<PlannedCandidate>& work = list.candidates;
   result.pruned = list.pruned;
   SearchOrder order(s.options.strategy, s.space, work, s.options.max_candidates, s.options.seed,
-                    warm_start(s.store, s.gpu, key, work));
+                    warm_start_candidates(key, known_winners(s.store, s.gpu, key), work));
   result.candidates = order.budget();
   std::vector<std::size_t> batch = order.next_batch({});
 

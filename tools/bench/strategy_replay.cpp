@@ -122,30 +122,13 @@ int main(int argc, char** argv) try {
   fmt::print("{:52} {:>5} {:>6} {:>11} {:>11} {:>6} {:>10} {:>8}\n", "problem", "plan", "budget",
              "replay us", "best us", "ratio", "model rank", "spearman");
   int within = 0, compared = 0;
-  std::vector<std::pair<ProblemKey, std::string>> winners;  // earlier problems' own winners
+  std::vector<KnownWinner> winners;  // earlier problems' own winners
   for (const Measured& m : problems) {
     const CandidateList list = plan_candidates(enumeration, limits, m.key, "sm_90");
     const std::vector<PlannedCandidate>& work = list.candidates;
 
-    // Warm start as the tuner's: winners of the same class within 2x per dimension, nearest first.
-    std::vector<std::pair<double, std::size_t>> near;
-    for (const auto& [key, id] : winners) {
-      if (key.transa != m.key.transa || key.transb != m.key.transb || key.align != m.key.align)
-        continue;
-      double distance = 0;
-      bool close = true;
-      for (auto [a, b] : {std::pair{key.m, m.key.m}, {key.n, m.key.n}, {key.k, m.key.k}}) {
-        const double r = std::log2(std::max(a, 1)) - std::log2(std::max(b, 1));
-        close &= std::abs(r) <= 1.0;
-        distance += r * r;
-      }
-      for (std::size_t i = 0; close && i < work.size(); ++i)
-        if (id_of(work[i]) == id) near.emplace_back(distance, i);
-    }
-    std::sort(near.begin(), near.end());
-    std::vector<std::size_t> warm;
-    for (const auto& [d, i] : near)
-      if (warm.size() < 4 && std::find(warm.begin(), warm.end(), i) == warm.end()) warm.push_back(i);
+    // Warm start as the tuner's, from the problems replayed before.
+    const std::vector<std::size_t> warm = warm_start_candidates(m.key, winners, work);
 
     SearchOrder order(o.strategy, space, work, o.max_candidates, o.seed, warm);
     std::map<std::size_t, double> screened;
@@ -214,7 +197,8 @@ int main(int argc, char** argv) try {
     if (replay > 0 && best > 0) {
       ++compared;
       within += replay <= best * (1 + o.tolerance);
-      if (m.cublas_us == 0 || replay < m.cublas_us) winners.emplace_back(m.key, id_of(work[replay_index]));
+      if (m.cublas_us == 0 || replay < m.cublas_us)
+        winners.push_back({m.key, work[replay_index].candidate.family->name(), work[replay_index].config});
     }
     fmt::print("{:52} {:5} {:6} {:11.2f} {:11.2f} {:6.3f} {:>10} {:8.2f}\n", m.key.to_string(),
                work.size(), order.budget(), replay, best, best > 0 ? replay / best : 0.0,
