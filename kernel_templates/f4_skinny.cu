@@ -303,7 +303,7 @@ constexpr int kU = STAGES;
 constexpr int kVX = ALIGN;                   // X vector width (floats) on full G tiles
 constexpr int kVS = TS < 4 ? TS : 4;         // Y fragment load width
 constexpr int kYP = BS >= 4 ? BS + 4 : BS;   // Y row pitch: rows stay 16-byte aligned
-constexpr int kRP = kBG + 1;
+constexpr int kRP = kBG + 4;                 // K-slice partial tiles: rows 16-byte aligned
 constexpr int kRed = KSL * BS * kRP;
 
 static_assert(BS >= 1 && BS <= 64 && (BS & (BS - 1)) == 0, "BS is a power of two up to 64");
@@ -373,6 +373,60 @@ __device__ __forceinline__ void stream(const float* x, long long kstep, const in
   }
 }
 
+// Y(k0 .. k0 + k_left, s0 .. s0 + BS) into shared ys[k][s] (pitch kYP), zeros past the matrix
+// along S; rows at or past k_left are not written. Vectors of kYV floats along Y's contiguous
+// dimension, kYU of them loaded by each thread before any is stored, so that many L2 requests are
+// in flight. K-contiguous Y: consecutive lanes take consecutive columns s (each pair of lanes
+// reads one 32-byte sector, and the transposing stores of a warp fall on distinct banks).
+constexpr int kYV = kYK ? ALIGN : (BS < ALIGN ? BS : ALIGN);
+constexpr int kYU = 8;
+
+__device__ __forceinline__ void load_y(const float* y, long long ldy, long long k0, int s0,
+                                       int k_left, int s_valid, float* ys, int tid) {
+  // Vectors per k-column (K-contiguous) or per k-row (S-contiguous).
+  const int kv = kYK ? (k_left + kYV - 1) / kYV : BS / kYV;
+  const int total = kYK ? kv * BS : kv * k_left;
+#pragma unroll 1
+  for (int e0 = tid; e0 < total; e0 += kYU * kThreads) {
+    float v[kYU][kYV];
+#pragma unroll
+    for (int u = 0; u < kYU; ++u) {
+      const int e = e0 + u * kThreads;
+      const int s = kYK ? e % BS : (e % kv) * kYV;  // first column of the vector
+      const int k = kYK ? (e / BS) * kYV : e / kv;   // first row of the vector
+      const int k_in = kYK ? min(kYV, k_left - k) : 1;
+      const int s_in = kYK ? (s < s_valid) : min(kYV, s_valid - s);
+      const float* p = kYK ? y + k0 + k + static_cast<long long>(s0 + s) * ldy
+                           : y + s0 + s + (k0 + k) * ldy;
+      if (e < total && k_in == (kYK ? kYV : 1) && s_in == (kYK ? 1 : kYV)) {
+        load_global<kYV, false>(p, v[u]);
+      } else {
+#pragma unroll
+        for (int t = 0; t < kYV; ++t) {
+          const bool in = e < total && (kYK ? t < k_in && s_in > 0 : t < s_in && k_in > 0);
+          v[u][t] = in ? __ldg(p + t) : 0.0f;
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kYU; ++u) {
+      const int e = e0 + u * kThreads;
+      if (e >= total) break;
+      const int s = kYK ? e % BS : (e % kv) * kYV;
+      const int k = kYK ? (e / BS) * kYV : e / kv;
+      if constexpr (!kYK) {
+        store_shared<kYV>(ys + k * kYP + s, v[u]);  // a run of columns of one row
+      } else if (kYP == 1 && k + kYV <= k_left) {
+        store_shared<kYV>(ys + k, v[u]);  // one column: a run of rows
+      } else {
+#pragma unroll
+        for (int t = 0; t < kYV; ++t)
+          if (k + t < k_left) ys[(k + t) * kYP + s] = v[u][t];
+      }
+    }
+  }
+}
+
 }  // namespace f4
 
 // Grid: (G tiles, S tiles, K splits); block: 32 * WARPS threads; dynamic shared memory:
@@ -426,21 +480,7 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
 
   // Y(k0 .. k0 + k_left, s0 .. s0 + BS) into shared [k][s], zeros past the matrix along S.
   float* ys = smem;
-  if constexpr (kYK) {
-    const float* yt = y + k0 + static_cast<long long>(s0) * ldy;
-#pragma unroll 1
-    for (int s = 0; s < BS; ++s) {
-      const bool in = s < s_valid;
-      for (int k = tid; k < k_left; k += kThreads)
-        ys[k * kYP + s] = in ? __ldg(yt + k + s * ldy) : 0.0f;
-    }
-  } else {
-    const float* yt = y + s0 + k0 * ldy;
-    for (int e = tid; e < k_left * BS; e += kThreads) {
-      const int s = e % BS, k = e / BS;
-      ys[k * kYP + s] = s < s_valid ? __ldg(yt + s + k * ldy) : 0.0f;
-    }
-  }
+  load_y(y, ldy, k0, s0, k_left, s_valid, ys, tid);
   __syncthreads();
 
   float acc[TG][TS];
@@ -454,11 +494,14 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
     stream<false>(xt, kstep, off, ys + sg * TS, kb, ke, acc, xv);
   __syncthreads();  // Y is dead: reuse shared memory for the K-slice reduction
 
+  // 128-bit stores: a quarter warp writes 128 contiguous bytes (no bank conflicts).
   float* red = smem;
 #pragma unroll
-  for (int a = 0; a < TG; ++a)
+  for (int a = 0; a < TG; a += 4)
 #pragma unroll
-    for (int b = 0; b < TS; ++b) red[(kq * BS + sg * TS + b) * kRP + row_of(a, gw, lane)] = acc[a][b];
+    for (int b = 0; b < TS; ++b)
+      *reinterpret_cast<float4*>(red + (kq * BS + sg * TS + b) * kRP + row_of(a, gw, lane)) =
+          make_float4(acc[a][b], acc[a + 1][b], acc[a + 2][b], acc[a + 3][b]);
   __syncthreads();
 
   finish_tile<kBG, kRP, kThreads>(args, red, g0, s0, g_valid, s_valid);

@@ -78,6 +78,19 @@ __device__ __forceinline__ void load_shared(const float* p, float* out) {
   }
 }
 
+// Stores N (1, 2 or 4) consecutive floats to shared memory, N-aligned, as one instruction.
+template <int N>
+__device__ __forceinline__ void store_shared(float* p, const float* v) {
+  if constexpr (N == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  } else if constexpr (N == 2) {
+    *reinterpret_cast<float2*>(p) = make_float2(v[0], v[1]);
+  } else {
+    static_assert(N == 1, "vector of 1, 2 or 4 floats");
+    *p = v[0];
+  }
+}
+
 // Copies a ROWS x COLS tile whose rows are contiguous in global memory (row r starts at
 // src + r * ld) into shared rows of PITCH floats starting at byte address dst, in vectors of VW
 // floats spread over THREADS threads. Rows at or past rows_valid and columns at or past cols_valid

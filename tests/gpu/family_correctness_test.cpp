@@ -179,6 +179,55 @@ TEST_P(FusedReduce, RepeatedRunsOnOneWorkspaceAgreeBitForBit) {
   RecordProperty("cases", ran);
 }
 
+// Family F4's register-streaming path (DIRECT = 1), every such configuration of the default space,
+// on GEMV-like problems (min(m, n) <= 8) and the edge shapes: a block's whole K range of Y loaded
+// in vector batches (also with a K tail inside a vector), 128-bit stores of the K-slice partial
+// tiles, split-K summed by sgemm_reduce or in the kernel.
+std::vector<Knobs> f4_direct_configs() {
+  std::vector<Knobs> out;
+  for (const Knobs& k : testing::default_space_configs(find_family("f4_skinny")))
+    if (k.at("DIRECT") == 1) out.push_back(k);
+  return out;
+}
+
+TEST(F4Direct, EdgeShapesAllTransposesAndKTails) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f4_skinny");
+  const std::vector<Knobs> configs = f4_direct_configs();
+  ASSERT_FALSE(configs.empty()) << "the default space has no DIRECT = 1 configuration";
+  std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
+  for (const auto& shape : std::vector<std::array<int, 3>>{
+           {1000, 3, 3000}, {777, 2, 1500}, {2, 777, 1500}, {1000, 5, 2001}, {5, 1000, 2001}})
+    shapes.push_back(shape);
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs) {
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes)
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+    // 16-byte operands whose K range ends inside a vector of Y (k = 2001, leading dimensions
+    // padded to multiples of 4).
+    cases.push_back({knobs, testing::make_problem(Op::N, Op::N, 1001, 1, 2001, 3, 4), 0});
+    cases.push_back({knobs, testing::make_problem(Op::N, Op::T, 1001, 1, 2001, 3, 4), 0});
+    cases.push_back({knobs, testing::make_problem(Op::N, Op::N, 1001, 5, 2001, 3, 4), 0});
+    cases.push_back({knobs, testing::make_problem(Op::N, Op::T, 1001, 5, 2001, 3, 4), 0});
+  }
+  const int ran = expect_correct(family, cases);
+  const int splits = split_cases(family, cases);
+  EXPECT_GE(ran, static_cast<int>(4 * configs.size())) << "too few DIRECT cases were implementable";
+  EXPECT_GE(splits, static_cast<int>(2 * configs.size()));
+  RecordProperty("cases", ran);
+  RecordProperty("split_cases", splits);
+}
+
+TEST(F4Direct, PaddedLeadingDimensionsAndMisalignedPointers) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f4_skinny");
+  const std::vector<testing::Case> cases = padded_and_misaligned(
+      f4_direct_configs(), {{1000, 1, 1027}, {2000, 4, 999}, {3, 1500, 700}});
+  EXPECT_GT(expect_correct(family, cases), 0);
+}
+
 std::vector<std::string> fused_family_names() {
   std::vector<std::string> names;
   for (const Family* f : families()) {

@@ -324,22 +324,24 @@ TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
 }
 
 TEST(F4SkinnyFamily, DirectStreamsGContiguousXInSlicesOfAtMostBK) {
-  // The 4096x1x4096 winner on the H200: 16 warps, 8 along K, 128 rows per block, 16 splits.
-  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 16}, {"KSL", 8},
-                      {"BK", 256}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},   {"DIRECT", 1},
+  // The 4096x1x4096 DIRECT shape on the H200: 8 warps, all along K, 128 rows per block, 8 splits.
+  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
+                      {"BK", 512}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},  {"DIRECT", 1},
                       {"PF", 0}, {"REDUCE", 0}};
   EXPECT_EQ(why(gemv), "");
   const LaunchGeometry g = f4().geometry(gemv, problem(4096, 1, 4096));
-  EXPECT_EQ(g.grid.x, 16u);  // 2 warps along G x 32 lanes x 4 rows = 256 rows
-  EXPECT_EQ(g.k_splits, 16);
-  EXPECT_EQ(g.k_slice, 256);
-  EXPECT_EQ(g.block.x, 512u);
-  // max(256 k x 1 column of Y, 8 slices x 1 x 257 partial sums) floats.
-  EXPECT_EQ(g.smem_bytes, 4u * 8 * 257);
+  EXPECT_EQ(g.grid.x, 32u);  // 1 warp along G x 32 lanes x 4 rows = 128 rows
+  EXPECT_EQ(g.k_splits, 8);
+  EXPECT_EQ(g.k_slice, 512);
+  EXPECT_EQ(g.block.x, 256u);
+  // max(512 k x 1 column of Y, 8 slices x 1 x (128 + 4) partial sums) floats.
+  EXPECT_EQ(g.smem_bytes, 4u * 8 * 132);
   EXPECT_EQ(f4().cannot_implement(gemv, problem(4096, 1, 4096)), "");
   // X must be contiguous along G: A transposed (K-contiguous) is left to the ring.
   EXPECT_NE(f4().cannot_implement(gemv, problem(4096, 1, 4096, Op::T, Op::N)), "");
   EXPECT_EQ(why(with(with(gemv, "BS", 16), "TS", 16)), "direct_only_for_s_up_to_4");
+  EXPECT_EQ(why(with(gemv, "KSL", 4)), "direct_blocks_are_8_warps_along_k");
+  EXPECT_EQ(why(with(gemv, "BK", 256)), "direct_blocks_are_8_warps_along_k");
   EXPECT_EQ(why(with(base(), "PF", 32)), "pf_only_with_direct_0_or_8_to_256");
 }
 
@@ -367,12 +369,12 @@ TEST(F4SkinnyFamily, InKernelReduceIsOneLaunchOverTheSameSplits) {
   EXPECT_EQ(one.workspace_floats, SGEMM_TILE_COUNTERS + std::size_t{8} * 4096 * 16);
   EXPECT_TRUE(has(f4().defines(fused, p), "-DREDUCE=1"));
   // DIRECT = 1 splits K by itself: REDUCE = 1 applies there with SPLITK = 0 too.
-  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 16}, {"KSL", 8},
-                      {"BK", 256}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},   {"DIRECT", 1},
+  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
+                      {"BK", 512}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},  {"DIRECT", 1},
                       {"PF", 0},   {"REDUCE", 1}};
   EXPECT_EQ(why(gemv), "");
   const LaunchGeometry direct = f4().geometry(gemv, problem(4096, 1, 4096));
-  EXPECT_EQ(direct.k_splits, 16);
+  EXPECT_EQ(direct.k_splits, 8);
   EXPECT_FALSE(direct.has_reduce);
 }
 
@@ -384,11 +386,11 @@ TEST(F4SkinnyFamily, InKernelReduceNeedsASplitAndACounterPerTile) {
   EXPECT_NE(f4().cannot_implement(fused, problem(32000, 16, 4096)), "");
   EXPECT_EQ(f4().cannot_implement(with(fused, "SPLITK", 2), problem(32000, 16, 4096)), "");
   EXPECT_NE(f4().cannot_implement(fused, problem(4096, 16, 32)), "");  // one chunk of K
-  // DIRECT = 1 splits 4194560 rows (16385 tiles of 256) into 2: more tiles than counters.
-  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 16}, {"KSL", 8},
-                      {"BK", 256}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},   {"DIRECT", 1},
+  // DIRECT = 1 splits 2097280 rows (16385 tiles of 128) into 2: more tiles than counters.
+  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
+                      {"BK", 512}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},  {"DIRECT", 1},
                       {"PF", 0},   {"REDUCE", 1}};
-  const ProblemKey tall = problem(16384 * 256 + 256, 1, 300);
+  const ProblemKey tall = problem(16384 * 128 + 128, 1, 600);
   EXPECT_EQ(f4().geometry(gemv, tall).k_splits, 2);
   EXPECT_NE(f4().cannot_implement(gemv, tall).find("counter"), std::string::npos);
   EXPECT_EQ(f4().cannot_implement(with(gemv, "REDUCE", 0), tall), "");

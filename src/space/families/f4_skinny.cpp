@@ -108,7 +108,7 @@ int direct_bg(const Shape& s) { return direct_gw(s) * 32 * s.tg; }
 int direct_ypitch(const Shape& s) { return s.bs >= 4 ? s.bs + 4 : s.bs; }
 std::int64_t direct_smem_floats(const Shape& s, int k_slice) {
   const std::int64_t y = std::int64_t{k_slice} * direct_ypitch(s);
-  const std::int64_t red = std::int64_t{s.ksl} * s.bs * (direct_bg(s) + 1);
+  const std::int64_t red = std::int64_t{s.ksl} * s.bs * (direct_bg(s) + 4);
   return std::max(y, red);
 }
 // Accumulators, STAGES + 1 rows of X fragments, addresses and loop state (ptxas, sm_90: TG x TS
@@ -189,16 +189,19 @@ class F4Skinny final : public Family {
            const int pf = knob(k, "PF");
            return pf == 0 || (knob(k, "DIRECT") == 1 && pow2(pf) && pf >= 8 && pf <= 256);
          }},
-        // Measured (H200): registers win on GEMV-like S (4096x1x4096: 26.8 us against 28.2 for
-        // the ring); from S = 16 up the shared-memory ring wins (4096x16x4096: 32 against 51).
+        // Measured (H200, exhaustive over DIRECT block shapes,
+        // tools/bench/results/2026-12-01-skinny-direct/): registers win on GEMV-like S
+        // (4096x1x4096: 25.8 us against 28.2 for the ring); at S = 16 the ring wins (31.3 against
+        // 43.5 for the best of 204 DIRECT shapes).
         {"direct_only_for_s_up_to_4",
          [direct](const Knobs& k) { return !direct(k) || knob(k, "BS") <= 4; }},
-        // ... and there the best blocks were 16 warps, 8 of them along K, 4 rows of G per lane
-        // and K slices of at most 256 (16 splits on 4096x1x4096; 26.8-28.6 us for all such).
-        {"direct_blocks_are_16_warps_8_along_k",
+        // ... and there the best blocks were 8 warps, all along K, 4 rows of G per lane, K slices
+        // of 512 and two blocks per SM (25.8-26.5 us for the next best shapes; 8 rows per lane
+        // 29.1, L2 prefetch no gain).
+        {"direct_blocks_are_8_warps_along_k",
          [direct](const Knobs& k) {
-           return !direct(k) || (knob(k, "WARPS") == 16 && knob(k, "KSL") == 8 &&
-                                 knob(k, "TG") == 4 && knob(k, "BK") == 256);
+           return !direct(k) || (knob(k, "WARPS") == 8 && knob(k, "KSL") == 8 &&
+                                 knob(k, "TG") == 4 && knob(k, "BK") == 512 && knob(k, "OCC") == 16);
          }},
         // The ring's blocks stay at 8 warps or fewer (16 is for DIRECT = 1).
         {"ring_blocks_up_to_8_warps",
