@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "verify/lt_algorithm_check.hpp"
 
 namespace sgt::cli {
 namespace {
@@ -23,24 +24,16 @@ std::optional<CublasLtPlan> plan_and_verify_lt(const BenchContext& ctx, const Pr
     spdlog::warn("cuBLASLt: {}", e.what());
     return std::nullopt;
   }
-  for (int i = 0; i < plan->size(); ++i) {
+  for (const LtAlgorithmCheck& c : check_lt_algorithms(*ctx.lt, *plan, checker, ctx.stream, ctx.seed + 31)) {
+    const LtAlgorithm& algorithm = plan->algorithms()[static_cast<std::size_t>(c.index)];
     LtAlgorithmRow row;
-    row.index = i;
-    row.config = plan->algorithms()[static_cast<std::size_t>(i)].config;
-    row.workspace_bytes = plan->algorithms()[static_cast<std::size_t>(i)].workspace_bytes;
-    const GemmFn gemm = [&, i](cudaStream_t s, float al, const float* x, const float* y, float be,
-                               float* c) { ctx.lt->run(*plan, i, s, al, x, y, be, c); };
-    try {
-      const CheckResult check = checker.check(gemm, ctx.seed + 31 + static_cast<std::uint64_t>(i));
-      row.correct = check.passed;
-      row.check = check.message;
-    } catch (const Error& e) {
-      // A failing call (e.g. not supported at run time) disqualifies this algorithm only.
-      row.check = e.what();
-      SGT_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
-    }
+    row.index = c.index;
+    row.config = algorithm.config;
+    row.workspace_bytes = algorithm.workspace_bytes;
+    row.correct = c.correct;
+    row.check = c.message;
     if (!row.correct)
-      spdlog::warn("cuBLASLt algorithm {} ({}) for {}: {}", i, row.config, p.to_string(),
+      spdlog::warn("cuBLASLt algorithm {} ({}) for {}: {}", c.index, row.config, p.to_string(),
                    row.check);
     lt.algorithms.push_back(std::move(row));
   }

@@ -59,7 +59,8 @@ int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_
     if (!out) throw Error(ErrorKind::internal, fmt::format("{}: cannot write", shapes.string()));
   }
   const report::NcuPlan plan = report::ncu_plan(self_path(), shapes.string(), fs::absolute(db_path).string(),
-                                                (dir / (name + ".ncu-rep")).string(), w.family == "cublas");
+                                                (dir / (name + ".ncu-rep")).string(),
+                                                w.family == kCublasFamily || w.family == kCublasLtFamily);
   nlohmann::ordered_json j = {
       {"commands", {report::shell_line(plan.profile), report::shell_line(plan.print)}},
       {"report", plan.report_path}};

@@ -43,7 +43,7 @@ int run_export(const std::string& db_path, const std::string& output, bool winne
 int rebuild_cubins(TuningStore& store) {
   int built = 0;
   for (WinnerRecord w : store.winners("", true)) {
-    if (w.family == "cublas" || !w.cubin.empty()) continue;
+    if (w.family == kCublasFamily || w.family == kCublasLtFamily || !w.cubin.empty()) continue;
     const Family& family = find_family(w.family);
     if (template_hash(family.name() + ".cu") != w.template_hash) {
       spdlog::warn("{}: template changed since tuning; the dispatcher will compile it on first use",

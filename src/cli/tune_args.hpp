@@ -28,6 +28,7 @@ struct TuneArgs {
   std::string shapes, db, space, settings, clocks = "observe", lock_clocks;
   std::string strategy = "model", arch, devices;
   int max_candidates = -1, compile_threads = 0, device = 0;
+  int lt_algos = 8;  // cuBLASLt's top K contend for each winner (0: cuBLAS only)
   std::uint64_t seed = 20261201;
   bool retune = false, no_cache = false, no_isolation = false, json = false, compile_only = false;
   double candidate_timeout_s = 60;

@@ -346,6 +346,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                   fmt::format("At most this many candidates per problem (default {}; not with "
                               "--strategy exhaustive)", kDefaultCandidateBudget))
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--lt-algos", args->lt_algos,
+                  "cuBLASLt's top K heuristic algorithms contend for each winner beside cuBLAS "
+                  "(default 8; 0: cuBLAS only)")
+      ->check(CLI::Range(0, 64));
   cmd->add_option("--problem-time-budget", args->problem_time_budget_s,
                   "Seconds of searching per problem; then the best so far are confirmed")
       ->check(CLI::NonNegativeNumber);

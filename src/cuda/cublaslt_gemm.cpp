@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include "common/error.hpp"
@@ -46,18 +48,13 @@ CublasLtGemm::CublasLtGemm(std::size_t workspace_bytes) : workspace_(workspace_b
   handle_.reset(h);
 }
 
-CublasLtPlan CublasLtGemm::plan(const ProblemKey& p, int top_k) const {
+CublasLtPlan CublasLtGemm::describe_problem(const ProblemKey& p) const {
   if (const std::string why = validate(p); !why.empty())
     throw Error(ErrorKind::invalid_value,
                 fmt::format("cuBLASLt plan for {}: {}", p.to_string(), why));
   if (p.m == 0 || p.n == 0 || p.k == 0)
     throw Error(ErrorKind::invalid_value,
                 fmt::format("cuBLASLt plan for {}: m, n and k must be at least 1", p.to_string()));
-  if (top_k < 1)
-    throw Error(ErrorKind::invalid_value,
-                fmt::format("cuBLASLt plan for {}: top_k must be at least 1, got {}", p.to_string(),
-                            top_k));
-
   CublasLtPlan plan;
   plan.problem_ = p;
   plan.alignment_bytes_ = 4 * static_cast<std::size_t>(p.align);
@@ -82,6 +79,16 @@ CublasLtPlan CublasLtGemm::plan(const ProblemKey& p, int top_k) const {
   plan.a_ = layout(rows_a(p), cols_a(p), p.lda);
   plan.b_ = layout(rows_b(p), cols_b(p), p.ldb);
   plan.c_ = layout(p.m, p.n, p.ldc);
+  return plan;
+}
+
+CublasLtPlan CublasLtGemm::plan(const ProblemKey& p, int top_k) const {
+  if (top_k < 1)
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cuBLASLt plan for {}: top_k must be at least 1, got {}", p.to_string(),
+                            top_k));
+  CublasLtPlan plan = describe_problem(p);
+  cublasLtMatmulDesc_t desc = plan.desc_.get();
 
   cublasLtMatmulPreference_t pref_raw = nullptr;
   SGT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
@@ -114,6 +121,50 @@ CublasLtPlan CublasLtGemm::plan(const ProblemKey& p, int top_k) const {
     throw Error(ErrorKind::not_supported,
                 fmt::format("cuBLASLt heuristic returned no algorithm for {}", p.to_string()));
   return plan;
+}
+
+CublasLtPlan CublasLtGemm::plan_for(const ProblemKey& p, const cublasLtMatmulAlgo_t& algo) const {
+  CublasLtPlan plan = describe_problem(p);
+  cublasLtMatmulHeuristicResult_t r{};
+  const cublasStatus_t st =
+      cublasLtMatmulAlgoCheck(handle_.get(), plan.desc_.get(), plan.a_.get(), plan.b_.get(),
+                              plan.c_.get(), plan.c_.get(), &algo, &r);
+  if (st != CUBLAS_STATUS_SUCCESS || r.state != CUBLAS_STATUS_SUCCESS)
+    throw Error(ErrorKind::not_supported,
+                fmt::format("cuBLASLt rejects algorithm {} for {} (status {})", describe(algo),
+                            p.to_string(), static_cast<int>(st != CUBLAS_STATUS_SUCCESS ? st : r.state)));
+  if (r.workspaceSize > workspace_.bytes())
+    throw Error(ErrorKind::not_supported,
+                fmt::format("cuBLASLt algorithm {} for {} needs {} bytes of workspace, the handle "
+                            "holds {}", describe(algo), p.to_string(), r.workspaceSize,
+                            workspace_.bytes()));
+  plan.algorithms_.push_back({algo, r.workspaceSize, r.wavesCount, describe(algo)});
+  return plan;
+}
+
+std::string lt_algorithm_config(const cublasLtMatmulAlgo_t& algo) {
+  std::string out = describe(algo);
+  std::replace(out.begin(), out.end(), ' ', ',');
+  out += ",algo=";
+  for (std::uint64_t word : algo.data) out += fmt::format("{:016x}", word);
+  return out;
+}
+
+cublasLtMatmulAlgo_t parse_lt_algorithm_config(const std::string& config) {
+  constexpr std::size_t kDigits = 16 * (sizeof(cublasLtMatmulAlgo_t::data) / sizeof(std::uint64_t));
+  const std::size_t at = config.rfind("algo=");
+  const std::string hex = at == std::string::npos ? std::string() : config.substr(at + 5);
+  const bool well_formed =
+      (at == 0 || (at != std::string::npos && config[at - 1] == ',')) && hex.size() == kDigits &&
+      std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  if (!well_formed)
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("cuBLASLt configuration '{}' has no algo= field of {} hex digits", config,
+                            kDigits));
+  cublasLtMatmulAlgo_t algo{};
+  for (std::size_t w = 0; w < kDigits / 16; ++w)
+    algo.data[w] = std::stoull(hex.substr(16 * w, 16), nullptr, 16);
+  return algo;
 }
 
 void CublasLtGemm::run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha,

@@ -55,6 +55,15 @@ class CublasLtPlan {
   std::vector<LtAlgorithm> algorithms_;
 };
 
+// A cuBLASLt algorithm as the text a tuning database stores for a "cublaslt" winner: its
+// readable configuration, then the opaque cublasLtMatmulAlgo_t in hex, which cuBLASLt documents as
+// trivially serializable for reuse with the same library version:
+// "id=21,tile=18,stages=0,splitk=1,reduction=0,swizzle=0,algo=<128 hex digits>".
+std::string lt_algorithm_config(const cublasLtMatmulAlgo_t& algo);
+// The algorithm of such a text. Throws sgt::Error(invalid_value) when it holds no well-formed
+// "algo=" field.
+cublasLtMatmulAlgo_t parse_lt_algorithm_config(const std::string& config);
+
 class CublasLtGemm {
  public:
   static constexpr std::size_t kDefaultWorkspaceBytes = std::size_t(32) << 20;
@@ -71,6 +80,11 @@ class CublasLtGemm {
   // cuBLASLt call fails.
   CublasLtPlan plan(const ProblemKey& problem, int top_k = kDefaultTopK) const;
 
+  // A plan of one given algorithm (a stored winner), checked by cuBLASLt for this problem, this
+  // library and the handle's workspace. Throws sgt::Error(not_supported) when cuBLASLt rejects it,
+  // and as plan() otherwise.
+  CublasLtPlan plan_for(const ProblemKey& problem, const cublasLtMatmulAlgo_t& algo) const;
+
   // Enqueues algorithm `index` of the plan on the stream. Throws sgt::Error(invalid_value) for an
   // index out of range, a null operand or one not aligned to plan.alignment_bytes(), and
   // sgt::Error(cublas) when cublasLtMatmul fails.
@@ -80,6 +94,9 @@ class CublasLtGemm {
   std::size_t workspace_bytes() const noexcept { return workspace_.bytes(); }
 
  private:
+  // The descriptors of a plan (no algorithm yet), after validating the problem.
+  CublasLtPlan describe_problem(const ProblemKey& problem) const;
+
   detail::LtPtr<cublasLtHandle_t, cublasLtDestroy> handle_;
   DeviceBuffer<char> workspace_;
 };

@@ -89,8 +89,13 @@ struct CandidateRecord {
   std::optional<double> error;         // normwise error against cuBLAS pedantic FP32
 };
 
+// Winner families that are not kernels of ours: "cublas" (cublasSgemm: nothing beat it beyond the
+// measurement spread) and "cublaslt" (one of cuBLASLt's algorithms beat cuBLAS and every own
+// finalist; its config is cuda/cublaslt_gemm.hpp's lt_algorithm_config).
+inline constexpr const char* kCublasFamily = "cublas";
+inline constexpr const char* kCublasLtFamily = "cublaslt";
+
 // The best configuration of a problem on one GPU model, materialised for the dispatcher.
-// family == "cublas" means no candidate beat cuBLAS beyond the measurement spread.
 struct WinnerRecord {
   ProblemKey problem;
   GpuRecord gpu;

@@ -158,6 +158,10 @@ sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOpe
         route.kernel->launch(route.geometry, args, stream);
         return SGEMM_STATUS_SUCCESS;
       }
+      if (route.lt_plan) {
+        dev.lt_sgemm(stream, *route.lt_plan, *alpha, A, B, *beta, C);
+        return SGEMM_STATUS_SUCCESS;
+      }
     }
     dev.cublas_sgemm(stream, key, *alpha, A, B, *beta, C);
     return SGEMM_STATUS_SUCCESS;

@@ -61,7 +61,13 @@ DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
     if (w.gpu.name != name_ || w.gpu.arch != arch_) continue;
     TunedEntry entry;
     entry.record = w;
-    if (w.family != "cublas") {
+    if (w.family == kCublasLtFamily) {
+      try {
+        entry.lt_algo = parse_lt_algorithm_config(w.config);
+      } catch (const Error&) {
+        continue;  // not an algorithm this build can read: cuBLAS serves it
+      }
+    } else if (w.family != kCublasFamily) {
       try {
         entry.family = &find_family(w.family);
         entry.knobs = parse_knobs(w.config);
@@ -120,6 +126,16 @@ void DeviceState::fill(Route& r) {
   if (const auto it = exact_.find(r.key); it != exact_.end()) {
     const TunedEntry& entry = it->second;
     r.entry = &entry;
+    if (entry.lt_algo) {
+      std::string why;
+      if ((r.lt_plan = lt_plan(entry, why))) {
+        r.source = Route::Source::exact;
+        r.why = "tuned problem: a cuBLASLt algorithm";
+      } else {
+        r.why = "tuned, but the cuBLASLt algorithm is unavailable: " + why;
+      }
+      return;
+    }
     if (!entry.family) {
       r.why = "tuned: cuBLAS was fastest";
       return;
@@ -170,6 +186,30 @@ void DeviceState::fill(Route& r) {
   r.geometry = e.family->geometry(e.knobs, as_tuned(e));
   r.entry = &e;
   r.source = r.kernel ? Route::Source::nearest : Route::Source::cublas;
+}
+
+const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& why) {
+  if (const auto it = lt_plans_.find(&entry); it != lt_plans_.end()) return it->second.get();
+  if (const auto it = unbuildable_.find(&entry); it != unbuildable_.end()) {
+    why = it->second;
+    return nullptr;
+  }
+  try {
+    // An algorithm is valid for the cuBLAS it was tuned with; cuBLASLt checks it here as well.
+    const std::string cublas = query_software().cublas;
+    if (entry.record.software.cublas != cublas)
+      throw Error(ErrorKind::not_supported,
+                  fmt::format("tuned with cuBLAS {}, this is cuBLAS {}", entry.record.software.cublas,
+                              cublas));
+    if (!lt_) lt_ = std::make_unique<CublasLtGemm>();
+    auto plan = std::make_unique<CublasLtPlan>(lt_->plan_for(entry.record.problem, *entry.lt_algo));
+    const CublasLtPlan* raw = plan.get();
+    lt_plans_[&entry] = std::move(plan);
+    return raw;
+  } catch (const Error& e) {
+    why = unbuildable_[&entry] = e.what();
+    return nullptr;
+  }
 }
 
 const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why) {

@@ -10,11 +10,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "cuda/cublas_handle.hpp"
+#include "cuda/cublaslt_gemm.hpp"
 #include "cuda/device_buffer.hpp"
 #include "db/records.hpp"
 #include "dispatch/lookup.hpp"
@@ -37,7 +39,8 @@ std::uint64_t hash_key(const ProblemKey& key) noexcept;
 // A tuned winner of this device's GPU model, with family and knobs resolved.
 struct TunedEntry {
   WinnerRecord record;
-  const Family* family = nullptr;  // null: the winner is cuBLAS
+  const Family* family = nullptr;  // null: the winner is cuBLAS, or lt_algo's cuBLASLt algorithm
+  std::optional<cublasLtMatmulAlgo_t> lt_algo;  // a "cublaslt" winner's algorithm
   Knobs knobs;
   LaunchGeometry geometry;  // for its own problem
 };
@@ -49,6 +52,7 @@ struct Route {
   Source source = Source::cublas;
   ProblemKey key;
   const SgemmKernel* kernel = nullptr;  // exact or nearest: the loaded kernel
+  const CublasLtPlan* lt_plan = nullptr;  // exact: the tuned cuBLASLt algorithm's plan
   LaunchGeometry geometry;              // computed for this problem
   const TunedEntry* entry = nullptr;    // the exact entry or the neighbour used (or vetoing)
   double distance = 0;                  // nearest: log distance to the neighbour
@@ -97,6 +101,11 @@ class DeviceState {
   // cuBLAS on the stream; the cuBLAS handle's stream is only changed when it differs.
   void cublas_sgemm(cudaStream_t stream, const ProblemKey& key, float alpha, const float* a,
                     const float* b, float beta, float* c);
+  // The tuned cuBLASLt algorithm of a route's plan on the stream.
+  void lt_sgemm(cudaStream_t stream, const CublasLtPlan& plan, float alpha, const float* a,
+                const float* b, float beta, float* c) const {
+    lt_->run(plan, 0, stream, alpha, a, b, beta, c);
+  }
   float* workspace() const { return workspace_.get(); }
   std::size_t workspace_floats() const { return workspace_floats_; }
   const std::string& arch() const { return arch_; }
@@ -108,6 +117,8 @@ class DeviceState {
   void fill(Route& r);
   // The loaded kernel of an entry (stored cubin, else JIT for this arch); null when unbuildable.
   const SgemmKernel* kernel(const TunedEntry& entry, std::string& why);
+  // The checked plan of a "cublaslt" entry's algorithm; null when this cuBLAS cannot run it.
+  const CublasLtPlan* lt_plan(const TunedEntry& entry, std::string& why);
 
   std::string name_, arch_;
   NearestRules rules_;
@@ -125,6 +136,9 @@ class DeviceState {
   std::map<ProblemKey, const Route*, ProblemKeyLess> overflow_;  // routes beyond the table
   std::vector<std::unique_ptr<Route>> owned_;
   std::map<const TunedEntry*, std::unique_ptr<SgemmKernel>> kernels_;
+  // cuBLASLt (its handle and workspace) only once a route needs it, one plan per tuned problem.
+  std::unique_ptr<CublasLtGemm> lt_;
+  std::map<const TunedEntry*, std::unique_ptr<CublasLtPlan>> lt_plans_;
   std::map<const TunedEntry*, std::string> unbuildable_;
 };
 

@@ -51,7 +51,7 @@ Explanation explain(const WinnerRecord& winner, const std::vector<CandidateRecor
   e.report = make_problem_report(winner, candidates, bandwidth_tbps);
   for (const KernelFacts& k : ranked_kernels(candidates, winner.gpu)) {
     if (static_cast<int>(e.runner_ups.size()) >= top) break;
-    if (!e.report.cublas_won() && k.family == winner.family && k.config == winner.config) continue;
+    if (e.report.own_won() && k.family == winner.family && k.config == winner.config) continue;
     e.runner_ups.push_back(k);
   }
   for (const CandidateRecord& c : candidates)
@@ -109,7 +109,7 @@ std::string format_explanation(const Explanation& e, bool colour) {
 
   if (r.own) {
     const KernelFacts& k = *r.own;
-    if (r.cublas_won())
+    if (!r.own_won())
       out += fmt::format("best own kernel: {} {}\n  {:.2f} us ({}), {} of cuBLAS's speed ({})\n", k.family,
                          k.config, k.time_us, k.stage, percent(k.time_us > 0 ? 100.0 * r.cublas_us / k.time_us : 0),
                          paint(ratio_text(k.ratio()), ratio_colour(k.ratio(), r.tie_band), colour));
@@ -139,10 +139,10 @@ std::string format_explanation(const Explanation& e, bool colour) {
                            ? knob_differences(base_config, k.config)
                            : k.family + " " + k.config}});
       if (rows.back().back().text.empty())
-        rows.back().back().text = r.cublas_won() ? "(the best own kernel)" : "(same knobs)";
+        rows.back().back().text = r.own_won() ? "(same knobs)" : "(the best own kernel)";
     }
     out += markdown_table({"#", "us", "timed", "behind", "regs", "smem KiB", "blocks/SM", "waves",
-                           r.cublas_won() ? "knobs vs best own kernel" : "knobs vs winner"},
+                           r.own_won() ? "knobs vs winner" : "knobs vs best own kernel"},
                           rows, {true, true, false, true, true, true, true, true, false}, colour);
   }
 

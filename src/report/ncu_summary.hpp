@@ -59,7 +59,8 @@ struct NcuPlan {
   std::string kernel_regex;          // matches the profiled kernel's name in the CSV
 };
 
-// The winner's kernel (sgemm_main; cuBLAS's gemm kernels when cuBLAS won), clocks left alone.
+// The winner's kernel (sgemm_main; the library's gemm kernels when cuBLAS or one of cuBLASLt's
+// algorithms won: cublas_won), clocks left alone.
 NcuPlan ncu_plan(const std::string& sgemm_tune, const std::string& shapes_file,
                  const std::string& db, const std::string& report_path, bool cublas_won);
 

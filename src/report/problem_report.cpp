@@ -138,7 +138,7 @@ ProblemReport make_problem_report(const WinnerRecord& w,
     }
   }
 
-  if (!r.cublas_won()) {
+  if (r.own_won()) {
     KernelFacts k;
     k.family = w.family;
     k.config = w.config;

@@ -45,7 +45,7 @@ struct ProblemReport {
   ProblemKey problem;
   GpuRecord gpu;
   std::string label;          // "NN 4096x16x4096" (+ leading dimensions / align when unusual)
-  std::string winner_family;  // "cublas" when no kernel beat cuBLAS
+  std::string winner_family;  // "cublas" when nothing beat cuBLAS, "cublaslt" for its algorithms
   std::string winner_config;
   double tuned_us = 0;        // the winner's time (cuBLAS's when cuBLAS won)
   double cublas_us = 0;
@@ -60,6 +60,8 @@ struct ProblemReport {
   std::optional<KernelFacts> own;  // the winner when it is ours, else the best own candidate
 
   bool cublas_won() const { return winner_family == "cublas"; }
+  // A kernel of ours won (neither cublasSgemm nor one of cuBLASLt's algorithms).
+  bool own_won() const { return winner_family != "cublas" && winner_family != "cublaslt"; }
   double ratio() const { return tuned_us > 0 ? cublas_us / tuned_us : 0.0; }  // > 1: faster
   double tuned_tflops() const { return tflops(problem, tuned_us); }
   double cublas_tflops() const { return tflops(problem, cublas_us); }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -32,6 +33,7 @@
 #include "tuner/search_strategy.hpp"
 #include "tuner/static_pruning.hpp"
 #include "tuner/winner_selection.hpp"
+#include "tuner/lt_contender.hpp"
 #include "verify/gemm_checker.hpp"
 
 namespace sgt {
@@ -79,6 +81,7 @@ struct Tuner::State {
   Timer timer;
   DeviceBuffer<float> workspace;
   CompileCache cache;
+  std::unique_ptr<CublasLtGemm> lt;  // when cuBLASLt's algorithms contend
   std::int64_t run_id = 0;
 
   State(TuningStore& s, TuneOptions o, DeviceInfo d)
@@ -92,7 +95,8 @@ struct Tuner::State {
         enumeration(enumerate(space, limits)),
         utility(device.arch()),
         timer(device, options.settings.measure, stream.get()),
-        cache(options.cache_dir) {}
+        cache(options.cache_dir),
+        lt(options.lt_algos > 0 ? std::make_unique<CublasLtGemm>() : nullptr) {}
 
   // Grows the workspace; a new one starts zeroed (its tile counters must be).
   float* workspace_for(std::size_t floats) {
@@ -142,7 +146,8 @@ double seconds_since(Clock::time_point t) {
 std::vector<KnownWinner> known_winners(TuningStore& store, const GpuRecord& gpu, const ProblemKey& key) {
   std::vector<KnownWinner> out;
   for (const WinnerRecord& w : store.winners_for(key.transa, key.transb, key.align, gpu.name, gpu.arch, false))
-    if (w.family != "cublas") out.push_back({w.problem, w.family, w.config});
+    if (w.family != kCublasFamily && w.family != kCublasLtFamily)
+      out.push_back({w.problem, w.family, w.config});
   return out;
 }
 
@@ -351,6 +356,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
             [](const Scored& a, const Scored& b) { return a.screen_us < b.screen_us; });
   const std::size_t n_final =
       std::min<std::size_t>(scored.size(), std::max(1, s.options.settings.measure.finalists));
+  LtContender lt;
+  if (s.lt)
+    lt = screen_lt_algorithms(*s.lt, key, s.options.lt_algos, checker, s.timer, operands,
+                              s.stream.get(), alpha, beta, timing_seed);
   std::vector<std::unique_ptr<SgemmKernel>> kernels;
   std::vector<LaunchGeometry> geometries;
   std::vector<RotatingLaunch> launches = {cublas_launch};
@@ -375,6 +384,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       kernels[f]->launch(geometries[f], args, st);
     }));
   }
+  if (lt.index >= 0)  // the last of the rounds' kernels
+    launches.push_back(operands.launch([&](cudaStream_t st, const OperandSet& o) {
+      s.lt->run(*lt.plan, lt.index, st, alpha, o.a, o.b, beta, o.c);
+    }));
   p.stage = "confirm";
   if (progress) progress(p);
   checker.fill_random(timing_seed);
@@ -403,14 +416,25 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       result.best_candidate_us = m.median_us;
   }
 
+  if (lt.index >= 0) {
+    // Ties go to the own kernels: cuBLASLt's algorithm has to win outright.
+    const std::size_t r = n_final + 1;
+    finalists.push_back({rounds.kernels[r].median_us, rounds.ratio_summary[r].median,
+                         rounds.ratio_summary[r].spread, std::numeric_limits<int>::max()});
+  }
   const Verdict verdict = choose_winner(finalists);
+  const bool lt_won = lt.index >= 0 && verdict.winner == static_cast<int>(n_final);
   WinnerRecord winner;
   winner.problem = key;
   winner.gpu = s.gpu;
   winner.software = s.software;
   winner.cublas_us = result.cublas_us;
   winner.tie_band = verdict.tie_band;
-  if (verdict.winner >= 0) {
+  if (lt_won) {
+    winner.family = kCublasLtFamily;
+    winner.config = lt_algorithm_config(lt.plan->algorithms()[static_cast<std::size_t>(lt.index)].algo);
+    winner.time_us = finalists[verdict.winner].median_us;
+  } else if (verdict.winner >= 0) {
     const std::size_t i = scored[verdict.winner].index;
     const PlannedCandidate& w = work[i];
     winner.family = w.candidate.family->name();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "cuda/cublaslt_gemm.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
 #include "jit/nvrtc_compiler.hpp"
@@ -99,6 +100,66 @@ TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
     const CheckResult r = checker.check(dispatched, 99);
     EXPECT_TRUE(r.passed) << p.to_string() << ": " << r.message;
     EXPECT_LT(std::max(r.error_beta_zero, r.error_beta), 1e-6) << p.to_string();
+  }
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+}
+
+// A "cublaslt" winner runs its stored cuBLASLt algorithm and matches cuBLAS; one this cuBLAS
+// cannot read, or one tuned with another cuBLAS, goes to cuBLAS.
+TEST_F(Dispatcher, CublasLtWinnersRunTheirAlgorithm) {
+  const std::string path = temp_db("sgemm_dispatch_lt_");
+  const ProblemKey with_lt = testing::make_problem(Op::N, Op::N, 1024, 1024, 1024);
+  const ProblemKey transposed = testing::make_problem(Op::T, Op::T, 1000, 1300, 700);
+  const ProblemKey garbled = testing::make_problem(Op::N, Op::T, 300, 200, 100);
+  const ProblemKey other_cublas = testing::make_problem(Op::T, Op::N, 257, 511, 129);
+  const CublasLtGemm lt;
+  {
+    Database db = Database::open(path, OpenMode::create);
+    TuningStore store(db);
+    const auto store_lt = [&](const ProblemKey& p, const std::string& config, const std::string& cublas) {
+      WinnerRecord w;
+      w.problem = p;
+      w.gpu = gpu_record(query_device(0));
+      w.software = software_record();
+      if (!cublas.empty()) w.software.cublas = cublas;
+      w.family = kCublasLtFamily;
+      w.config = config;
+      w.time_us = 1;
+      w.cublas_us = 2;
+      store.set_winner(w);
+    };
+    // The heuristic's last algorithm: not the one cublasSgemm would pick first.
+    for (const ProblemKey& p : {with_lt, transposed}) {
+      const CublasLtPlan plan = lt.plan(p);
+      store_lt(p, lt_algorithm_config(plan.algorithms().back().algo), "");
+    }
+    store_lt(garbled, "id=1,algo=12", "");
+    store_lt(other_cublas, lt_algorithm_config(lt.plan(other_cublas).algorithms().front().algo), "0.0.0");
+  }
+  sgemmHandle_t h = nullptr;
+  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  auto& env = testing::gpu_env();
+  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
+  for (const auto& [p, family] : {std::pair{with_lt, "cublaslt"}, std::pair{transposed, "cublaslt"},
+                                  std::pair{garbled, "cublas"}, std::pair{other_cublas, "cublas"}}) {
+    char text[2048];
+    ASSERT_EQ(sgemmDescribe(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
+                            p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, p.lda, p.ldb,
+                            p.ldc, text, sizeof text),
+              SGEMM_STATUS_SUCCESS);
+    const nlohmann::json j = nlohmann::json::parse(text);
+    EXPECT_EQ(j["family"], family) << text;
+    EXPECT_EQ(j["source"], std::string(family) == "cublaslt" ? "exact" : "cublas") << text;
+
+    GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
+    const GemmFn dispatched = [&](cudaStream_t, float alpha, const float* a, const float* b, float beta, float* c) {
+      ASSERT_EQ(sgemmSgemm(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
+                           p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, &alpha, a, p.lda,
+                           b, p.ldb, &beta, c, p.ldc),
+                SGEMM_STATUS_SUCCESS);
+    };
+    const CheckResult r = checker.check(dispatched, 7);
+    EXPECT_TRUE(r.passed) << p.to_string() << ": " << r.message;
   }
   EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
 }

@@ -180,6 +180,25 @@ TEST_F(ReportStore, OwnKernelOfACublasWinnerIsTheFastestFinalist) {
   EXPECT_NEAR(geomean_ratio(reports, true), std::sqrt(342.0 / 300.0 * 63.9 / 64.5), 1e-12);
 }
 
+// A cuBLASLt algorithm won: its time is the winner's, and the own kernel is the best own
+// finalist (the algorithm is no candidate of ours).
+TEST_F(ReportStore, OwnKernelOfACublasLtWinnerIsTheFastestFinalist) {
+  const sgt::ProblemKey small = square(1024);
+  const sgt::WinnerRecord w = winner(small, h200, "cublaslt", "id=20,tile=24,algo=00", 58.7, 63.9);
+  const ProblemReport r =
+      make_problem_report(w, store->candidates(small, h200, cuda13), 4.3);
+  EXPECT_FALSE(r.cublas_won());
+  EXPECT_FALSE(r.own_won());
+  EXPECT_DOUBLE_EQ(r.tuned_us, 58.7);
+  EXPECT_NEAR(r.ratio(), 63.9 / 58.7, 1e-12);
+  ASSERT_TRUE(r.own.has_value());
+  EXPECT_EQ(r.own->family, "f1_simt");
+  EXPECT_EQ(r.own->config, f1_b);
+  const std::string text = format_explanation(explain(w, store->candidates(small, h200, cuda13), 4.3, 5), false);
+  EXPECT_NE(text.find("winner: cublaslt id=20"), std::string::npos) << text;
+  EXPECT_NE(text.find("best own kernel: f1_simt"), std::string::npos) << text;
+}
+
 TEST_F(ReportStore, ExplainListsRunnerUpsBehindTheWinnerAndFailures) {
   const auto w = store->find_winner(square(2048), "NVIDIA H200", "sm_90");
   ASSERT_TRUE(w.has_value());

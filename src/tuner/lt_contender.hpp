@@ -1,0 +1,33 @@
+// cuBLASLt's own algorithms as contenders for a problem's winner: the heuristic's top K, each
+// verified like a candidate and screened; the fastest correct one joins the confirmation rounds,
+// where it has to beat cuBLAS and the own finalists beyond the spread like any finalist.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cuda/cublaslt_gemm.hpp"
+#include "measure/operand_rotation.hpp"
+#include "measure/timer.hpp"
+#include "verify/gemm_checker.hpp"
+
+namespace sgt {
+
+struct LtContender {
+  std::optional<CublasLtPlan> plan;
+  int index = -1;        // the plan's fastest correct algorithm; -1: none
+  double screen_us = 0;  // its screening median
+  std::string note;      // why there is none
+};
+
+// Screens the correct algorithms of the heuristic's top `top_k` on the timing data (the checker
+// holds it again on return). Never throws for an algorithm or a plan cuBLASLt rejects.
+LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, int top_k,
+                                 GemmChecker& checker, Timer& timer,
+                                 const OperandRotation& operands, cudaStream_t stream, float alpha,
+                                 float beta, std::uint64_t timing_seed);
+
+}  // namespace sgt
