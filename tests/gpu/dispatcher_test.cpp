@@ -60,6 +60,26 @@ double relative_difference(const float* x, const float* y, const ProblemKey& p) 
   return std::sqrt(d.diff_sq / d.ref_sq);
 }
 
+sgemmOperation_t op_of(Op o) { return o == Op::N ? SGEMM_OP_N : SGEMM_OP_T; }
+
+// sgemmDescribe of the problem, parsed.
+nlohmann::json describe(sgemmHandle_t h, const ProblemKey& p) {
+  char text[2048];
+  EXPECT_EQ(sgemmDescribe(h, op_of(p.transa), op_of(p.transb), p.m, p.n, p.k, p.lda, p.ldb, p.ldc,
+                          text, sizeof text),
+            SGEMM_STATUS_SUCCESS);
+  return nlohmann::json::parse(text);
+}
+
+// The problem through sgemmSgemm, as a checker's GEMM (on the handle's stream).
+GemmFn dispatched_by(sgemmHandle_t h, const ProblemKey& p) {
+  return [h, p](cudaStream_t, float alpha, const float* a, const float* b, float beta, float* c) {
+    ASSERT_EQ(sgemmSgemm(h, op_of(p.transa), op_of(p.transb), p.m, p.n, p.k, &alpha, a, p.lda, b,
+                         p.ldb, &beta, c, p.ldc),
+              SGEMM_STATUS_SUCCESS);
+  };
+}
+
 class Dispatcher : public ::testing::Test {
  protected:
   void SetUp() override { SGT_SKIP_WITHOUT_GPU(); }
@@ -83,21 +103,11 @@ TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
 
   for (const auto& [p, source] : {std::pair{tuned_cubin, "exact"}, std::pair{tuned_jit, "exact"},
                                   std::pair{untuned, "cublas"}}) {
-    char text[1024];
-    ASSERT_EQ(sgemmDescribe(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
-                            p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, p.lda, p.ldb,
-                            p.ldc, text, sizeof text),
-              SGEMM_STATUS_SUCCESS);
-    EXPECT_EQ(nlohmann::json::parse(text)["source"], source) << text;
+    const nlohmann::json j = describe(h, p);
+    EXPECT_EQ(j["source"], source) << j.dump();
 
     GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
-    const GemmFn dispatched = [&](cudaStream_t, float alpha, const float* a, const float* b, float beta, float* c) {
-      ASSERT_EQ(sgemmSgemm(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
-                           p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, &alpha, a, p.lda,
-                           b, p.ldb, &beta, c, p.ldc),
-                SGEMM_STATUS_SUCCESS);
-    };
-    const CheckResult r = checker.check(dispatched, 99);
+    const CheckResult r = checker.check(dispatched_by(h, p), 99);
     EXPECT_TRUE(r.passed) << p.to_string() << ": " << r.message;
     EXPECT_LT(std::max(r.error_beta_zero, r.error_beta), 1e-6) << p.to_string();
   }
@@ -142,23 +152,12 @@ TEST_F(Dispatcher, CublasLtWinnersRunTheirAlgorithm) {
   ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
   for (const auto& [p, family] : {std::pair{with_lt, "cublaslt"}, std::pair{transposed, "cublaslt"},
                                   std::pair{garbled, "cublas"}, std::pair{other_cublas, "cublas"}}) {
-    char text[2048];
-    ASSERT_EQ(sgemmDescribe(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
-                            p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, p.lda, p.ldb,
-                            p.ldc, text, sizeof text),
-              SGEMM_STATUS_SUCCESS);
-    const nlohmann::json j = nlohmann::json::parse(text);
-    EXPECT_EQ(j["family"], family) << text;
-    EXPECT_EQ(j["source"], std::string(family) == "cublaslt" ? "exact" : "cublas") << text;
+    const nlohmann::json j = describe(h, p);
+    EXPECT_EQ(j["family"], family) << j.dump();
+    EXPECT_EQ(j["source"], std::string(family) == "cublaslt" ? "exact" : "cublas") << j.dump();
 
     GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
-    const GemmFn dispatched = [&](cudaStream_t, float alpha, const float* a, const float* b, float beta, float* c) {
-      ASSERT_EQ(sgemmSgemm(h, p.transa == Op::N ? SGEMM_OP_N : SGEMM_OP_T,
-                           p.transb == Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, &alpha, a, p.lda,
-                           b, p.ldb, &beta, c, p.ldc),
-                SGEMM_STATUS_SUCCESS);
-    };
-    const CheckResult r = checker.check(dispatched, 7);
+    const CheckResult r = checker.check(dispatched_by(h, p), 7);
     EXPECT_TRUE(r.passed) << p.to_string() << ": " << r.message;
   }
   EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);

@@ -12,17 +12,10 @@ source tools/device/lib.sh
 visit_setup /tmp/sgemm-fused
 spaces=tools/device/fused_reduce
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
-  --format=csv > "$res/gpu.txt" 2>&1
-cat "$res/gpu.txt"
+gpu_facts
 
 # 1. Correctness: the fused variant against cuBLAS and FP64, and repeated runs on one workspace.
-t0=$(date +%s)
-timeout 80 "$dist/tests/gpu_tests" --gtest_filter='InKernelReduce/*' \
-  --gtest_output="json:$res/gpu_tests.json" > "$res/gpu_tests.log" 2>&1
-echo "gpu_tests (InKernelReduce/*): exit $?, $(($(date +%s) - t0)) s"
-grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests ran" "$res/gpu_tests.log" | tail -8
-grep -E "Failure" -A4 "$res/gpu_tests.log" | head -30
+gpu_tests gpu_tests 'InKernelReduce/*' 80
 
 # 2. Timing: each problem alone, every candidate of its small space a finalist.
 for p in 4096x16x4096 32000x16x4096 64x64x65536; do

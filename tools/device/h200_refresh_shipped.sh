@@ -11,9 +11,7 @@ source tools/device/lib.sh
 visit_setup /tmp/sgemm-shipped
 own=${OWN:-tools/device/skinny_direct/shipped-own.csv}
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
-  --format=csv > "$res/gpu.txt" 2>&1
-cat "$res/gpu.txt"
+gpu_facts
 
 sgemm-tune import tuner_db/nvidia-h200.json --db "$res/shipped.db" > "$res/import.log" 2>&1
 echo "import: exit $?"

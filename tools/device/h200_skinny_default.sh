@@ -12,16 +12,9 @@ source tools/device/lib.sh
 visit_setup /tmp/sgemm-default
 shapes=tools/device/skinny_direct/skinny.csv
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
-  --format=csv > "$res/gpu.txt" 2>&1
-cat "$res/gpu.txt"
+gpu_facts
 
-t0=$(date +%s)
-timeout 200 "$dist/tests/gpu_tests" --gtest_filter='F4Direct.*:InKernelReduce/*' \
-  --gtest_output="json:$res/gpu_tests.json" > "$res/gpu_tests.log" 2>&1
-echo "gpu_tests (F4Direct, InKernelReduce): exit $?, $(($(date +%s) - t0)) s"
-grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests ran" "$res/gpu_tests.log" | tail -8
-grep -E "Failure" -A4 "$res/gpu_tests.log" | head -30
+gpu_tests gpu_tests 'F4Direct.*:InKernelReduce/*' 200
 
 for run in tune-default tune-default-again; do
   timed "$run" timeout 300 sgemm-tune tune --shapes "$shapes" --db "$res/skinny.db" \

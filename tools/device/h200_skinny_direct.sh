@@ -13,18 +13,7 @@ export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune  # crash isolation runs the tuner
 spaces=tools/device/skinny_direct
 PROBLEMS=${PROBLEMS:-4096x16x4096 4096x1x4096}
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
-  --format=csv > "$res/gpu.txt" 2>&1
-cat "$res/gpu.txt"
-
-gpu_tests() {  # NAME FILTER SECONDS
-  local t0=$(date +%s)
-  timeout "$3" "$dist/tests/gpu_tests" --gtest_filter="$2" --gtest_output="json:$res/$1.json" \
-    > "$res/$1.log" 2>&1
-  echo "gpu_tests ($2): exit $?, $(($(date +%s) - t0)) s"
-  grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests ran" "$res/$1.log" | tail -8
-  grep -E "Failure" -A4 "$res/$1.log" | head -30
-}
+gpu_facts
 
 # 1. Correctness of the path being timed.
 gpu_tests tests-direct 'F4Direct.*' 150

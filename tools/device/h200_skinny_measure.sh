@@ -13,9 +13,7 @@ visit_setup /tmp/sgemm-measure
 spaces=tools/device/skinny_direct
 export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
-  --format=csv > "$res/gpu.txt" 2>&1
-cat "$res/gpu.txt"
+gpu_facts
 
 # 1. The shipped database, both cache modes.
 printf 'm,n,k\n4096,16,4096\n4096,1,4096\n32000,16,4096\n64,64,65536\n1024,1024,1024\n' > "$res/skinny.csv"

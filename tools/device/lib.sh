@@ -34,3 +34,21 @@ sanitize() {
     > "$out/$4.log" 2>&1
   echo "$4: exit $? ($1, $2)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$4.log" | tail -3
 }
+
+# gpu_facts: name, driver, clocks, temperature, power and throttle reasons, to $res/gpu.txt.
+gpu_facts() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
+    --format=csv > "$res/gpu.txt" 2>&1
+  cat "$res/gpu.txt"
+}
+
+# gpu_tests NAME FILTER SECONDS: the GPU tests matching FILTER, time-boxed, to $res/NAME.{log,json};
+# prints the summary and the first failures.
+gpu_tests() {
+  local t0=$(date +%s)
+  timeout "$3" "$dist/tests/gpu_tests" --gtest_filter="$2" --gtest_output="json:$res/$1.json" \
+    > "$res/$1.log" 2>&1
+  echo "gpu_tests ($2): exit $?, $(($(date +%s) - t0)) s"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests ran" "$res/$1.log" | tail -8
+  grep -E "Failure" -A4 "$res/$1.log" | head -30
+}
