@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "measure/operand_rotation.hpp"
 #include "verify/lt_algorithm_check.hpp"
 
 namespace sgt::cli {
@@ -59,17 +60,21 @@ BenchRow bench_problem(const BenchContext& ctx, const Shape& shape, const GemmFn
   if (ctx.lt && ctx.lt_algos > 0) plan = plan_and_verify_lt(ctx, p, checker, row.lt);
 
   checker.fill_random(ctx.seed);
-  std::vector<LaunchFn> launches = {
-      [&](cudaStream_t s) {
-        ctx.cublas.sgemm(s, p, alpha, checker.a(), checker.b(), beta, checker.c());
-      },
-      [&](cudaStream_t s) { dispatched(s, alpha, checker.a(), checker.b(), beta, checker.c()); }};
+  // The checker's buffers (cold-flush), or copies of them to rotate over (cache rotate), as the
+  // tuner times its candidates.
+  const OperandRotation operands(p, {checker.a(), checker.b(), checker.c()}, ctx.settings.measure,
+                                 ctx.stream);
+  std::vector<RotatingLaunch> launches = {
+      operands.launch([&](cudaStream_t s, const OperandSet& o) {
+        ctx.cublas.sgemm(s, p, alpha, o.a, o.b, beta, o.c);
+      }),
+      operands.launch([&](cudaStream_t s, const OperandSet& o) { dispatched(s, alpha, o.a, o.b, beta, o.c); })};
   constexpr int kDispatcher = 1, kFirstLt = 2;
   for (const LtAlgorithmRow& a : row.lt.algorithms)
     if (a.correct)
-      launches.push_back([&, i = a.index](cudaStream_t s) {
-        ctx.lt->run(*plan, i, s, alpha, checker.a(), checker.b(), beta, checker.c());
-      });
+      launches.push_back(operands.launch([&, i = a.index](cudaStream_t s, const OperandSet& o) {
+        ctx.lt->run(*plan, i, s, alpha, o.a, o.b, beta, o.c);
+      }));
   const Interleaved rounds = ctx.timer.interleave(launches, ctx.seed);
 
   const Measurement& tuned = rounds.kernels[kDispatcher];
@@ -83,6 +88,7 @@ BenchRow bench_problem(const BenchContext& ctx, const Shape& shape, const GemmFn
   row.floor_us = roofline_floor_us(p, ctx.peak_tflops, ctx.copy_tbps);
   row.percent_floor = 100 * row.floor_us / row.tuned_us;
   row.sm_clock_mhz = tuned.sm_clock_mhz;
+  row.cache = tuned.cache;
   if (row.lt.requested > 0) summarize_lt(rounds, kDispatcher, kFirstLt, row.lt);
   return row;
 }

@@ -96,7 +96,8 @@ nlohmann::json bench_row_json(const BenchRow& row) {
                       {"percent_floor", row.percent_floor},
                       {"correct", row.correct},
                       {"check", row.check},
-                      {"sm_clock_mhz", row.sm_clock_mhz}};
+                      {"sm_clock_mhz", row.sm_clock_mhz},
+                      {"cache", row.cache}};
   if (row.lt.requested == 0) {
     j["cublaslt"] = nullptr;
     return j;

@@ -47,6 +47,7 @@ struct BenchRow {
   bool correct = false;
   std::string check;
   double sm_clock_mhz = 0;
+  std::string cache;  // how operands were kept out of L2: "cold-flush" or "rotate:<copies>"
   LtComparison lt;
 };
 
