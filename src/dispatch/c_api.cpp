@@ -206,7 +206,7 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
           j["tuned_us"] = w.time_us;
           j["distance"] = route.distance;
         }
-        j["split_k"] = route.geometry.k_splits;
+        if (!route.lt_plan) j["split_k"] = route.geometry.k_splits;  // cuBLASLt's is in its config
       }
       if (route.source == sgt::Route::Source::cublas && route.entry &&
           route.entry->record.problem != key) {

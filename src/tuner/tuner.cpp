@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
-#include <limits>
 #include <map>
 #include <thread>
 
@@ -420,7 +419,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     // Ties go to the own kernels: cuBLASLt's algorithm has to win outright.
     const std::size_t r = n_final + 1;
     finalists.push_back({rounds.kernels[r].median_us, rounds.ratio_summary[r].median,
-                         rounds.ratio_summary[r].spread, std::numeric_limits<int>::max()});
+                         rounds.ratio_summary[r].spread, kLibraryComplexity});
   }
   const Verdict verdict = choose_winner(finalists);
   const bool lt_won = lt.index >= 0 && verdict.winner == static_cast<int>(n_final);

@@ -3,6 +3,7 @@
 // the simpler candidate, or to cuBLAS.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ struct Finalist {
   double ratio_spread = 0;     // relative spread of those paired ratios
   int complexity = 0;
 };
+
+// The complexity of a contender that is not a kernel of ours (one of cuBLASLt's algorithms): it
+// loses every tie to an own finalist, so it wins only outright.
+inline constexpr int kLibraryComplexity = std::numeric_limits<int>::max();
 
 struct Verdict {
   int winner = -1;       // index into finalists, or -1 for cuBLAS

@@ -59,5 +59,14 @@ TEST(WinnerSelection, TiesGoToTheSimplerCandidate) {
   EXPECT_EQ(choose_winner({{100, 0.80, 0.01, 1}, {90, 0.72, 0.01, 5}}).winner, 1);
 }
 
+TEST(WinnerSelection, ALibraryContenderWinsOnlyOutright) {
+  // cuBLASLt's algorithm 0.5% faster than the own finalist, 1% spread: the own kernel keeps it.
+  EXPECT_EQ(choose_winner({{100, 0.900, 0.01, 40}, {99.5, 0.8955, 0.01, kLibraryComplexity}}).winner, 0);
+  // 8% faster: the algorithm wins.
+  EXPECT_EQ(choose_winner({{100, 0.980, 0.01, 40}, {92, 0.90, 0.01, kLibraryComplexity}}).winner, 1);
+  // Alone and inside cuBLAS's band: cuBLAS.
+  EXPECT_EQ(choose_winner({{99.5, 0.995, 0.01, kLibraryComplexity}}).winner, -1);
+}
+
 }  // namespace
 }  // namespace sgt
