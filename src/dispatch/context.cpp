@@ -189,11 +189,7 @@ void DeviceState::fill(Route& r) {
 }
 
 const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& why) {
-  if (const auto it = lt_plans_.find(&entry); it != lt_plans_.end()) return it->second.get();
-  if (const auto it = unbuildable_.find(&entry); it != unbuildable_.end()) {
-    why = it->second;
-    return nullptr;
-  }
+  // Called once per entry: only the entry's own problem routes to it, and a route is resolved once.
   try {
     // An algorithm is valid for the cuBLAS it was tuned with; cuBLASLt checks it here as well.
     const std::string cublas = query_software().cublas;
@@ -202,12 +198,10 @@ const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& w
                   fmt::format("tuned with cuBLAS {}, this is cuBLAS {}", entry.record.software.cublas,
                               cublas));
     if (!lt_) lt_ = std::make_unique<CublasLtGemm>();
-    auto plan = std::make_unique<CublasLtPlan>(lt_->plan_for(entry.record.problem, *entry.lt_algo));
-    const CublasLtPlan* raw = plan.get();
-    lt_plans_[&entry] = std::move(plan);
-    return raw;
+    lt_plans_.push_back(std::make_unique<CublasLtPlan>(lt_->plan_for(entry.record.problem, *entry.lt_algo)));
+    return lt_plans_.back().get();
   } catch (const Error& e) {
-    why = unbuildable_[&entry] = e.what();
+    why = e.what();
     return nullptr;
   }
 }

@@ -138,7 +138,7 @@ class DeviceState {
   std::map<const TunedEntry*, std::unique_ptr<SgemmKernel>> kernels_;
   // cuBLASLt (its handle and workspace) only once a route needs it, one plan per tuned problem.
   std::unique_ptr<CublasLtGemm> lt_;
-  std::map<const TunedEntry*, std::unique_ptr<CublasLtPlan>> lt_plans_;
+  std::vector<std::unique_ptr<CublasLtPlan>> lt_plans_;
   std::map<const TunedEntry*, std::string> unbuildable_;
 };
 

@@ -59,9 +59,9 @@ struct ProblemReport {
   std::map<std::string, int> failures;             // outcome name -> count (not ok, not skipped)
   std::optional<KernelFacts> own;  // the winner when it is ours, else the best own candidate
 
-  bool cublas_won() const { return winner_family == "cublas"; }
+  bool cublas_won() const { return winner_family == kCublasFamily; }
   // A kernel of ours won (neither cublasSgemm nor one of cuBLASLt's algorithms).
-  bool own_won() const { return winner_family != "cublas" && winner_family != "cublaslt"; }
+  bool own_won() const { return winner_family != kCublasFamily && winner_family != kCublasLtFamily; }
   double ratio() const { return tuned_us > 0 ? cublas_us / tuned_us : 0.0; }  // > 1: faster
   double tuned_tflops() const { return tflops(problem, tuned_us); }
   double cublas_tflops() const { return tflops(problem, cublas_us); }
