@@ -1,7 +1,8 @@
 // Family F4: skinny SGEMM, min(M, N) <= 64 (GEMV-like and memory-bound, or small M*N with huge K).
 // The big operand streams once through a cp.async ring in its stored layout; sliced-K across warps
 // and split-K over the grid, both reduced in a fixed order (shared memory, then sgemm_reduce, or
-// with REDUCE = 1 the last block of each output tile).
+// with REDUCE = 1 the last block of each output tile); with EVICT = 1 the big operand is read
+// under an L2 evict-first policy.
 #include "sgemm_args.h"
 
 // ---- Knobs (host side: src/space/families/f4_skinny.cpp). Defaults: a 256 x 16 tile. ---------
@@ -40,6 +41,9 @@
 #endif
 #ifndef REDUCE
 #define REDUCE 0  // split-K sum: 0 in sgemm_reduce (a second launch), 1 in sgemm_main (serial)
+#endif
+#ifndef EVICT
+#define EVICT 0  // 1: the streamed operand is read with L2 evict-first priority (it is read once)
 #endif
 // Problem class, from the ProblemKey.
 #ifndef TRANS_A
@@ -82,7 +86,7 @@ constexpr int kYP = kYK ? BK + 4 : BS;
 constexpr int kXStage = kXG ? BK * kXP : kBG * kXP;  // floats
 constexpr int kYStage = kYK ? BS * kYP : BK * kYP;
 constexpr int kStage = kXStage + kYStage;
-constexpr int kVX = ALIGN;                               // copy vector, floats
+constexpr int kVX = ALIGN;  // copy vector, floats
 constexpr int kVY = kYK ? ALIGN : (BS < ALIGN ? BS : ALIGN);
 constexpr int kVS = TS < 4 ? TS : 4;  // S-contiguous Y: fragment load width
 // Epilogue: every K slice's partial tile, [slice][s][g] with an odd pitch (conflict-free reads
@@ -120,8 +124,9 @@ struct Loader {
   const float* x;  // X at (g0, k0)
   const float* y;  // Y at (k0, s0)
   long long ldx, ldy;
-  int g_valid, s_valid;  // rows of X / columns of Y left in the matrix from g0 / s0 (>= 1)
-  int k_left;            // k left from k0 to the end of this split
+  int g_valid, s_valid;       // rows of X / columns of Y left in the matrix from g0 / s0 (>= 1)
+  int k_left;                 // k left from k0 to the end of this split
+  unsigned long long policy;  // X's L2 policy (EVICT = 1)
 
   __device__ __forceinline__ void load(int c, float* stage_base, int tid) const {
     const int kc = c * BK;
@@ -131,28 +136,32 @@ struct Loader {
     if constexpr (kXG) {
       const float* src = x + kc * ldx;
       if (k_full && g_valid >= kBG)
-        copy_tile<BK, kBG, kVX, kXP, kThreads, true>(xs, src, ldx, k_valid, g_valid, tid);
+        copy_tile<BK, kBG, kVX, kXP, kThreads, true, EVICT == 1>(xs, src, ldx, k_valid, g_valid,
+                                                                 tid, policy);
       else
-        copy_tile<BK, kBG, kVX, kXP, kThreads, false>(xs, src, ldx, k_valid, g_valid, tid);
+        copy_tile<BK, kBG, kVX, kXP, kThreads, false, EVICT == 1>(xs, src, ldx, k_valid, g_valid,
+                                                                  tid, policy);
     } else {
       const float* src = x + kc;
       if (k_full && g_valid >= kBG)
-        copy_tile<kBG, BK, kVX, kXP, kThreads, true>(xs, src, ldx, g_valid, k_valid, tid);
+        copy_tile<kBG, BK, kVX, kXP, kThreads, true, EVICT == 1>(xs, src, ldx, g_valid, k_valid,
+                                                                 tid, policy);
       else
-        copy_tile<kBG, BK, kVX, kXP, kThreads, false>(xs, src, ldx, g_valid, k_valid, tid);
+        copy_tile<kBG, BK, kVX, kXP, kThreads, false, EVICT == 1>(xs, src, ldx, g_valid, k_valid,
+                                                                  tid, policy);
     }
     if constexpr (kYK) {
       const float* src = y + kc;
       if (k_full && s_valid >= BS)
-        copy_tile<BS, BK, kVY, kYP, kThreads, true>(ys, src, ldy, s_valid, k_valid, tid);
+        copy_tile<BS, BK, kVY, kYP, kThreads, true, false>(ys, src, ldy, s_valid, k_valid, tid, 0);
       else
-        copy_tile<BS, BK, kVY, kYP, kThreads, false>(ys, src, ldy, s_valid, k_valid, tid);
+        copy_tile<BS, BK, kVY, kYP, kThreads, false, false>(ys, src, ldy, s_valid, k_valid, tid, 0);
     } else {
       const float* src = y + kc * ldy;
       if (k_full && s_valid >= BS)
-        copy_tile<BK, BS, kVY, kYP, kThreads, true>(ys, src, ldy, k_valid, s_valid, tid);
+        copy_tile<BK, BS, kVY, kYP, kThreads, true, false>(ys, src, ldy, k_valid, s_valid, tid, 0);
       else
-        copy_tile<BK, BS, kVY, kYP, kThreads, false>(ys, src, ldy, k_valid, s_valid, tid);
+        copy_tile<BK, BS, kVY, kYP, kThreads, false, false>(ys, src, ldy, k_valid, s_valid, tid, 0);
     }
   }
 };
@@ -240,6 +249,7 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
   loader.g_valid = big - g0;
   loader.s_valid = small - s0;
   loader.k_left = k_left;
+  loader.policy = EVICT ? evict_first_policy() : 0;
 
   float acc[TG][TS];
 #pragma unroll
@@ -274,8 +284,7 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
 #pragma unroll
   for (int a = 0; a < TG; ++a)
 #pragma unroll
-    for (int b = 0; b < TS; ++b)
-      red[(kq * BS + col_of(b, sg)) * kRP + row_of(a, gl)] = acc[a][b];
+    for (int b = 0; b < TS; ++b) red[(kq * BS + col_of(b, sg)) * kRP + row_of(a, gl)] = acc[a][b];
   __syncthreads();
 
   finish_tile<kBG, kRP, kThreads>(args, red, g0, s0, big - g0, small - s0);
@@ -300,10 +309,10 @@ constexpr int kSG = BS / TS;
 constexpr int kGW = WARPS / (KSL * kSG);
 constexpr int kBG = kGW * 32 * TG;
 constexpr int kU = STAGES;
-constexpr int kVX = ALIGN;                   // X vector width (floats) on full G tiles
-constexpr int kVS = TS < 4 ? TS : 4;         // Y fragment load width
-constexpr int kYP = BS >= 4 ? BS + 4 : BS;   // Y row pitch: rows stay 16-byte aligned
-constexpr int kRP = kBG + 4;                 // K-slice partial tiles: rows 16-byte aligned
+constexpr int kVX = ALIGN;                  // X vector width (floats) on full G tiles
+constexpr int kVS = TS < 4 ? TS : 4;        // Y fragment load width
+constexpr int kYP = BS >= 4 ? BS + 4 : BS;  // Y row pitch: rows stay 16-byte aligned
+constexpr int kRP = kBG + 4;                // K-slice partial tiles: rows 16-byte aligned
 constexpr int kRed = KSL * BS * kRP;
 
 static_assert(BS >= 1 && BS <= 64 && (BS & (BS - 1)) == 0, "BS is a power of two up to 64");
@@ -323,14 +332,17 @@ __device__ __forceinline__ int row_of(int a, int gw, int lane) {
 
 // One k-row of this thread's X: TG floats. VEC: the whole G tile is inside the matrix and X is
 // G-contiguous, so vectors of kVX; otherwise one float each, rows clamped into the matrix.
+// policy: X's L2 policy (EVICT = 1).
 template <bool VEC>
-__device__ __forceinline__ void load_x(const float* xrow, const int (&off)[TG], float (&v)[TG]) {
+__device__ __forceinline__ void load_x(const float* xrow, const int (&off)[TG], float (&v)[TG],
+                                       unsigned long long policy) {
   if constexpr (VEC) {
 #pragma unroll
-    for (int a = 0; a < TG; a += kVX) load_global<kVX, kSG == 1>(xrow + off[a], &v[a]);
+    for (int a = 0; a < TG; a += kVX)
+      load_global<kVX, kSG == 1, EVICT == 1>(xrow + off[a], &v[a], policy);
   } else {
 #pragma unroll
-    for (int a = 0; a < TG; ++a) load_global<1, kSG == 1>(xrow + off[a], &v[a]);
+    for (int a = 0; a < TG; ++a) load_global<1, kSG == 1, EVICT == 1>(xrow + off[a], &v[a], policy);
   }
 }
 
@@ -353,7 +365,7 @@ __device__ __forceinline__ void fma_row(const float* yr, const float (&x)[TG],
 template <bool VEC>
 __device__ __forceinline__ void stream(const float* x, long long kstep, const int (&off)[TG],
                                        const float* ys, int kb, int ke, float (&acc)[TG][TS],
-                                       float (&xv)[kU][TG]) {
+                                       float (&xv)[kU][TG], unsigned long long policy) {
 #pragma unroll 1
   for (int k = kb; k < ke; k += kU) {
 #pragma unroll
@@ -363,7 +375,7 @@ __device__ __forceinline__ void stream(const float* x, long long kstep, const in
 #pragma unroll
         for (int a = 0; a < TG; ++a) xc[a] = xv[u][a];
         const int kn = min(k + u + kU, ke - 1);  // past the end: re-read the last row (unused)
-        load_x<VEC>(x + kn * kstep, off, xv[u]);
+        load_x<VEC>(x + kn * kstep, off, xv[u], policy);
         if constexpr (PF > 0) {
           if (k + u + PF < ke) prefetch_l2(x + (k + u + PF) * kstep + off[0]);
         }
@@ -393,13 +405,13 @@ __device__ __forceinline__ void load_y(const float* y, long long ldy, long long 
     for (int u = 0; u < kYU; ++u) {
       const int e = e0 + u * kThreads;
       const int s = kYK ? e % BS : (e % kv) * kYV;  // first column of the vector
-      const int k = kYK ? (e / BS) * kYV : e / kv;   // first row of the vector
+      const int k = kYK ? (e / BS) * kYV : e / kv;  // first row of the vector
       const int k_in = kYK ? min(kYV, k_left - k) : 1;
       const int s_in = kYK ? (s < s_valid) : min(kYV, s_valid - s);
-      const float* p = kYK ? y + k0 + k + static_cast<long long>(s0 + s) * ldy
-                           : y + s0 + s + (k0 + k) * ldy;
+      const float* p =
+          kYK ? y + k0 + k + static_cast<long long>(s0 + s) * ldy : y + s0 + s + (k0 + k) * ldy;
       if (e < total && k_in == (kYK ? kYV : 1) && s_in == (kYK ? 1 : kYV)) {
-        load_global<kYV, false>(p, v[u]);
+        load_global<kYV, false, false>(p, v[u], 0);
       } else {
 #pragma unroll
         for (int t = 0; t < kYV; ++t) {
@@ -466,15 +478,16 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
   for (int a = 0; a < TG; ++a)
     off[a] = static_cast<int>(min(row_of(a, gw, lane), g_valid - 1) * gstep);
 
+  const unsigned long long policy = EVICT ? evict_first_policy() : 0;
   float xv[kU][TG];
   if (ke > kb) {
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
       const float* xr = xt + min(kb + u, ke - 1) * kstep;
       if (vec)
-        load_x<true>(xr, off, xv[u]);
+        load_x<true>(xr, off, xv[u], policy);
       else
-        load_x<false>(xr, off, xv[u]);
+        load_x<false>(xr, off, xv[u], policy);
     }
   }
 
@@ -489,9 +502,9 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
 #pragma unroll
     for (int b = 0; b < TS; ++b) acc[a][b] = 0.0f;
   if (vec)
-    stream<true>(xt, kstep, off, ys + sg * TS, kb, ke, acc, xv);
+    stream<true>(xt, kstep, off, ys + sg * TS, kb, ke, acc, xv, policy);
   else
-    stream<false>(xt, kstep, off, ys + sg * TS, kb, ke, acc, xv);
+    stream<false>(xt, kstep, off, ys + sg * TS, kb, ke, acc, xv, policy);
   __syncthreads();  // Y is dead: reuse shared memory for the K-slice reduction
 
   // 128-bit stores: a quarter warp writes 128 contiguous bytes (no bank conflicts).

@@ -228,6 +228,38 @@ TEST(F4Direct, PaddedLeadingDimensionsAndMisalignedPointers) {
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
+// Family F4 with the streamed operand read under an L2 evict-first policy (EVICT = 1): a sample of
+// the default space's ring and DIRECT configurations with the hint switched on, at the edge shapes,
+// all four transposes, padded leading dimensions and misaligned pointers (4-, 8- and 16-byte
+// copies and loads, each with the policy operand).
+std::vector<Knobs> f4_evict_first_configs() {
+  std::vector<Knobs> ring, direct;
+  for (Knobs k : testing::default_space_configs(find_family("f4_skinny"))) {
+    if (k.at("EVICT") != 0) continue;
+    k["EVICT"] = 1;
+    (k.at("DIRECT") == 1 ? direct : ring).push_back(k);
+  }
+  std::vector<Knobs> out = sample(ring, 3);
+  for (const Knobs& k : sample(direct, 2)) out.push_back(k);
+  return out;
+}
+
+TEST(F4EvictFirst, EdgeShapesAllTransposesPaddedAndMisaligned) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f4_skinny");
+  const std::vector<Knobs> configs = f4_evict_first_configs();
+  ASSERT_EQ(configs.size(), 5u);
+  std::vector<testing::Case> cases = padded_and_misaligned(configs, {{1000, 1, 1027}, {300, 16, 513}});
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : testing::edge_shapes())
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+  const int ran = expect_correct(family, cases);
+  EXPECT_GE(ran, static_cast<int>(8 * configs.size()));
+  RecordProperty("cases", ran);
+}
+
 std::vector<std::string> fused_family_names() {
   std::vector<std::string> names;
   for (const Family* f : families()) {

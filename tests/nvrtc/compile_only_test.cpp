@@ -22,12 +22,14 @@ class CompileOnlyRun : public ::testing::Test {
     std::string pattern = (fs::temp_directory_path() / "sgt_compile_only_XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    // Six F4 points: small enough for a quick test, and both the ring and the direct path.
+    // A few F4 points: small enough for a quick test, both the ring and the direct path, both L2
+    // policies of the streamed operand.
     std::ofstream(dir_ / "space.yaml") << "family: f4_skinny\n"
                                           "knobs:\n"
                                           "  BS: [1, 16]\n  TS: [1, 16]\n  TG: [4]\n  WARPS: [8]\n"
                                           "  KSL: [4]\n  BK: [32, 256]\n  STAGES: [3]\n  SPLITK: [1]\n"
-                                          "  OCC: [8]\n  DIRECT: [0, 1]\n  PF: [0]\n  REDUCE: [0]\n";
+                                          "  OCC: [8]\n  DIRECT: [0, 1]\n  PF: [0]\n  REDUCE: [0]\n"
+                                          "  EVICT: [0, 1]\n";
     options_.space_path = (dir_ / "space.yaml").string();
     options_.cache_dir = (dir_ / "cache").string();
     options_.compile_threads = 2;

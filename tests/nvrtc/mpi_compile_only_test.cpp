@@ -42,7 +42,7 @@ class MpiCompileOnly : public ::testing::TestWithParam<int> {
     std::ofstream(dir_ / "space.yaml") << "family: f4_skinny\nknobs:\n  BS: [1, 16]\n  TS: [1, 16]\n"
                                           "  TG: [4]\n  WARPS: [8]\n  KSL: [4]\n  BK: [32, 256]\n"
                                           "  STAGES: [3]\n  SPLITK: [1]\n  OCC: [8]\n  DIRECT: [0, 1]\n"
-                                          "  PF: [0]\n  REDUCE: [0]\n";
+                                          "  PF: [0]\n  REDUCE: [0]\n  EVICT: [0]\n";
   }
   void TearDown() override {
     std::error_code ec;

@@ -1,6 +1,7 @@
 // Host side of family F4 (skinny SGEMM, kernel_templates/f4_skinny.cu): knobs, constraints, the
 // problems a configuration claims (min(m, n) <= 64), NVRTC defines and the split-K launch geometry
 // (a second kernel sums the splits, or with REDUCE = 1 the last block of each output tile does).
+// EVICT = 1 reads the streamed operand under an L2 evict-first policy.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ int ceil_div(int a, int b) { return static_cast<int>((std::int64_t{a} + b - 1) /
 
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
-  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf, reduce;
+  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf, reduce, evict;
   int minb;  // blocks per SM the launch bounds allow for: OCC / WARPS
   int sg, tpk, gt, bg, kps;
 };
@@ -43,6 +44,8 @@ Shape shape_of(const Knobs& k) {
   s.pf = knob(k, "PF");
   // Configurations stored before REDUCE existed summed their splits in sgemm_reduce.
   s.reduce = k.contains("REDUCE") ? knob(k, "REDUCE") : 0;
+  // ... and read X with the default L2 policy before EVICT existed.
+  s.evict = k.contains("EVICT") ? knob(k, "EVICT") : 0;
   s.minb = s.threads > 0 ? std::max(1, 32 * s.occ / s.threads) : 1;
   s.sg = s.ts > 0 ? s.bs / s.ts : 0;
   s.tpk = s.ksl > 0 ? s.threads / s.ksl : 0;
@@ -131,8 +134,8 @@ class F4Skinny final : public Family {
   std::string name() const override { return "f4_skinny"; }
 
   std::vector<std::string> knob_names() const override {
-    return {"BS",     "TS",     "TG",  "WARPS",  "KSL", "BK",
-            "STAGES", "SPLITK", "OCC", "DIRECT", "PF",  "REDUCE"};
+    return {"BS",     "TS",     "TG",  "WARPS",  "KSL", "BK",     "STAGES",
+            "SPLITK", "OCC",    "DIRECT", "PF", "REDUCE", "EVICT"};
   }
 
   std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
@@ -156,6 +159,11 @@ class F4Skinny final : public Family {
          [](const Knobs& k) {
            const int r = shape_of(k).reduce;
            return r == 0 || r == 1;
+         }},
+        {"evict_is_0_or_1",
+         [](const Knobs& k) {
+           const int e = shape_of(k).evict;
+           return e == 0 || e == 1;
          }},
         {"reduce_only_where_k_splits",
          [](const Knobs& k) {
@@ -397,8 +405,10 @@ class F4Skinny final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& name : knob_names())
-      if (name != "REDUCE") out.push_back(fmt::format("-D{}={}", name, knob(knobs, name)));
+      if (name != "REDUCE" && name != "EVICT")
+        out.push_back(fmt::format("-D{}={}", name, knob(knobs, name)));
     out.push_back(fmt::format("-DREDUCE={}", shape_of(knobs).reduce));
+    out.push_back(fmt::format("-DEVICT={}", shape_of(knobs).evict));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -456,12 +466,12 @@ class F4Skinny final : public Family {
 
   int complexity(const Knobs& knobs) const override {
     // Prefer no split, then fewer waves, shallower rings, fewer K slices and fewer threads, and the
-    // second kernel over arrival counters.
+    // second kernel over arrival counters, and the default L2 policy.
     const Shape s = shape_of(knobs);
     int log_ksl = 0;
     while ((1 << log_ksl) < s.ksl) ++log_ksl;
     return 8 * (s.splitk > 0) + s.splitk + s.stages + log_ksl + s.threads / 128 + (s.pf > 0) +
-           s.reduce;
+           s.reduce + s.evict;
   }
 };
 
