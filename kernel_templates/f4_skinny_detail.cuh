@@ -20,23 +20,22 @@ __device__ __forceinline__ unsigned long long evict_first_policy() {
 
 // Copies BYTES (4, 8 or 16) from global to shared memory. Only src_bytes (0..BYTES) are read,
 // the rest of the destination is zero-filled; with src_bytes == 0 nothing is read at all.
-// 16-byte copies bypass L1 (.cg): the streamed operand is read exactly once. HINT: under the L2
-// policy `policy` (evict_first_policy()).
+// 16-byte copies bypass L1 (.cg): the streamed operand is read exactly once. HINT: a whole 16-byte
+// copy (src_bytes is ignored) under the L2 policy `policy` (evict_first_policy()). Hinted 4-byte
+// copies, and 16-byte ones with a partial src-size, raised illegal-instruction faults on the H200
+// (sm_90, driver 580), so only this form is hinted.
 template <int BYTES, bool HINT>
 __device__ __forceinline__ void cp_async(unsigned dst, const float* src, int src_bytes,
                                          unsigned long long policy) {
   static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
-  if constexpr (BYTES == 16 && HINT) {
-    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(dst),
-                 "l"(src), "r"(src_bytes), "l"(policy)
+  static_assert(!HINT || BYTES == 16, "hinted copies are whole 16-byte copies");
+  if constexpr (HINT) {
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(dst),
+                 "l"(src), "l"(policy)
                  : "memory");
   } else if constexpr (BYTES == 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                  "r"(src_bytes)
-                 : "memory");
-  } else if constexpr (HINT) {
-    asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3, %4;\n" ::"r"(dst),
-                 "l"(src), "n"(BYTES), "r"(src_bytes), "l"(policy)
                  : "memory");
   } else {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES),
@@ -56,8 +55,9 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 // Loads N (1, 2 or 4) consecutive floats from global memory, N-aligned, through the read-only
-// path. STREAM: not kept in L1 (the element is read by this warp only). HINT: under the L2 policy
-// `policy` (evict_first_policy()).
+// path. STREAM: not kept in L1 (the element is read by this warp only). HINT: a 16-byte load (N =
+// 4) under the L2 policy `policy` (evict_first_policy()); narrower loads take the default policy,
+// as hinted copies do (cp_async above).
 template <int N, bool STREAM, bool HINT>
 __device__ __forceinline__ void load_global(const float* p, float* out, unsigned long long policy) {
   static_assert(N == 1 || N == 2 || N == 4, "vector of 1, 2 or 4 floats");
@@ -76,15 +76,9 @@ __device__ __forceinline__ void load_global(const float* p, float* out, unsigned
   } else if constexpr (N == 4) {
     const float4 v = __ldg(reinterpret_cast<const float4*>(p));
     out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-  } else if constexpr (N == 2 && HINT) {
-    asm("ld.global.nc.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;\n"
-        : "=f"(out[0]), "=f"(out[1])
-        : "l"(p), "l"(policy));
   } else if constexpr (N == 2) {
     const float2 v = __ldg(reinterpret_cast<const float2*>(p));
     out[0] = v.x, out[1] = v.y;
-  } else if constexpr (HINT) {
-    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;\n" : "=f"(out[0]) : "l"(p), "l"(policy));
   } else {
     out[0] = __ldg(p);
   }
@@ -127,7 +121,8 @@ __device__ __forceinline__ void store_shared(float* p, const float* v) {
 // src + r * ld) into shared rows of PITCH floats starting at byte address dst, in vectors of VW
 // floats spread over THREADS threads. Rows at or past rows_valid and columns at or past cols_valid
 // are zero-filled and never read. FULL: the caller knows the whole tile is inside the matrix.
-// HINT: every copy under the L2 policy `policy`.
+// HINT: the full 16-byte copies of a FULL tile under the L2 policy `policy` (the rest, a tile's
+// edge at most, take the default policy).
 // src is the tile origin, always inside the matrix, so even predicated-off copies name a valid
 // address.
 template <int ROWS, int COLS, int VW, int PITCH, int THREADS, bool FULL, bool HINT>
@@ -137,6 +132,7 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long l
   static_assert(COLS % VW == 0 && PITCH % VW == 0, "vectors must tile the rows");
   constexpr int kVecsPerRow = COLS / VW;
   constexpr int kBytes = 4 * VW;
+  constexpr bool kHint = HINT && FULL && kBytes == 16;
   if constexpr (kVecsPerRow >= THREADS) {
     // Wide rows: every thread takes kVecsPerRow / THREADS vectors of each row (rows unrolled
     // as far as 8 copies, as below).
@@ -152,8 +148,8 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long l
           const int left = cols_valid - col;
           bytes = r < rows_valid ? (left >= VW ? kBytes : (left > 0 ? 4 * left : 0)) : 0;
         }
-        cp_async<kBytes, HINT>(dst + 4u * (r * PITCH + col), bytes ? row_src + col : src, bytes,
-                               policy);
+        cp_async<kBytes, kHint>(dst + 4u * (r * PITCH + col), bytes ? row_src + col : src, bytes,
+                                policy);
       }
       row_src += ld;
     }
@@ -176,7 +172,7 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long l
       const int row = row0 + i * kRowsPerPass;
       if (ROWS % kRowsPerPass == 0 || row < ROWS) {
         const int bytes = FULL ? kBytes : (row < rows_valid ? col_bytes : 0);
-        cp_async<kBytes, HINT>(dst + 4u * (row * PITCH + col), bytes ? p : src, bytes, policy);
+        cp_async<kBytes, kHint>(dst + 4u * (row * PITCH + col), bytes ? p : src, bytes, policy);
       }
       p += kRowsPerPass * ld;
     }

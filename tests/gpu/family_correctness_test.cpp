@@ -228,32 +228,40 @@ TEST(F4Direct, PaddedLeadingDimensionsAndMisalignedPointers) {
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
-// Family F4 with the streamed operand read under an L2 evict-first policy (EVICT = 1): a sample of
-// the default space's ring and DIRECT configurations with the hint switched on, at the edge shapes,
-// all four transposes, padded leading dimensions and misaligned pointers (4-, 8- and 16-byte
-// copies and loads, each with the policy operand).
-std::vector<Knobs> f4_evict_first_configs() {
+// Family F4 under both L2 policies of the streamed operand (EVICT 0 and 1; the default space holds
+// one of them): a sample of the default space's ring and DIRECT configurations with each policy,
+// at the edge shapes, all four transposes, padded leading dimensions and misaligned pointers (the
+// hinted 16-byte copies and loads of full tiles next to unhinted narrow and edge ones).
+std::vector<Knobs> f4_both_policy_configs() {
   std::vector<Knobs> ring, direct;
-  for (Knobs k : testing::default_space_configs(find_family("f4_skinny"))) {
-    if (k.at("EVICT") != 0) continue;
-    k["EVICT"] = 1;
+  for (const Knobs& k : testing::default_space_configs(find_family("f4_skinny")))
     (k.at("DIRECT") == 1 ? direct : ring).push_back(k);
-  }
-  std::vector<Knobs> out = sample(ring, 3);
-  for (const Knobs& k : sample(direct, 2)) out.push_back(k);
+  std::vector<Knobs> picked = sample(ring, 3);
+  for (const Knobs& k : sample(direct, 2)) picked.push_back(k);
+  std::vector<Knobs> out;
+  for (Knobs k : picked)
+    for (int evict : {0, 1}) {
+      k["EVICT"] = evict;
+      out.push_back(k);
+    }
   return out;
 }
 
-TEST(F4EvictFirst, EdgeShapesAllTransposesPaddedAndMisaligned) {
+TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");
-  const std::vector<Knobs> configs = f4_evict_first_configs();
-  ASSERT_EQ(configs.size(), 5u);
-  std::vector<testing::Case> cases = padded_and_misaligned(configs, {{1000, 1, 1027}, {300, 16, 513}});
+  const std::vector<Knobs> configs = f4_both_policy_configs();
+  ASSERT_EQ(configs.size(), 10u);
+  std::vector<testing::Case> cases =
+      padded_and_misaligned(configs, {{1000, 1, 1027}, {300, 16, 513}});
+  // Also 16-byte operands (every dimension a multiple of 4) with edge tiles along G and K.
+  std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
+  for (const auto& shape : std::vector<std::array<int, 3>>{{1000, 32, 1500}, {1000, 4, 1500}, {4, 1000, 1500}})
+    shapes.push_back(shape);
   for (const Knobs& knobs : configs)
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : testing::edge_shapes())
+        for (const auto& [m, n, k] : shapes)
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
   const int ran = expect_correct(family, cases);
   EXPECT_GE(ran, static_cast<int>(8 * configs.size()));

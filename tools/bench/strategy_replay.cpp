@@ -4,6 +4,7 @@
 //
 //   strategy_replay --db exhaustive.db [--space configs/spaces] [--strategy model]
 //                   [--max-candidates 128] [--seed 1] [--tolerance 0.02] [--detail "2048x2048"]
+//                   [--ignore-knob NAME]...
 //
 // Per problem: the best screened time the strategy reached within its budget, the exhaustive
 // best, their ratio, the cost model's rank of the exhaustive best and Spearman's correlation of
@@ -11,7 +12,10 @@
 // problems replayed before (in database order, which is the order they were tuned), as in a run
 // over a shape list. A candidate the exhaustive run could not time (failed, too many resources)
 // answers as not measured. Exit status 0 when at least 90% of the problems are within the
-// tolerance, 1 otherwise, 2 on bad arguments.
+// tolerance, 1 otherwise, 2 on bad arguments. --ignore-knob NAME leaves a knob out of the match
+// between candidates and recorded configurations: for a knob added after the exhaustive run that
+// leaves the launch unchanged (F4's EVICT, an L2 policy), so the replay scores the search order
+// over the kernels the run recorded.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,6 +45,7 @@ struct Options {
   std::uint64_t seed = 1;
   double tolerance = 0.02;
   std::string detail;  // problems whose text contains this: the model's top and the measured top
+  std::vector<std::string> ignored_knobs;
 };
 
 struct Measured {
@@ -51,15 +56,21 @@ struct Measured {
 
 // A candidate's key into the recorded times. Knobs at 0 are left out: a knob added to a family
 // after the exhaustive run takes 0 for the kernel that existed before (REDUCE, PF, ...), so the
-// recorded configuration, which lacks it, still matches.
-std::string id_of(const std::string& family, const std::string& config) {
-  Knobs knobs = parse_knobs(config);
-  std::erase_if(knobs, [](const auto& knob) { return knob.second == 0; });
-  return family + "|" + knobs_to_string(knobs);
-}
-std::string id_of(const PlannedCandidate& c) { return id_of(c.candidate.family->name(), c.config); }
+// recorded configuration, which lacks it, still matches. So are the ignored knobs.
+struct KnobMatch {
+  std::vector<std::string> ignored;
 
-std::vector<Measured> load(Database& db) {
+  std::string id(const std::string& family, const std::string& config) const {
+    Knobs knobs = parse_knobs(config);
+    std::erase_if(knobs, [&](const auto& knob) {
+      return knob.second == 0 || std::find(ignored.begin(), ignored.end(), knob.first) != ignored.end();
+    });
+    return family + "|" + knobs_to_string(knobs);
+  }
+  std::string id(const PlannedCandidate& c) const { return id(c.candidate.family->name(), c.config); }
+};
+
+std::vector<Measured> load(Database& db, const KnobMatch& match) {
   std::vector<Measured> problems;
   Statement s(db,
               "SELECT p.id, p.transa, p.transb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.align, "
@@ -79,7 +90,7 @@ std::vector<Measured> load(Database& db) {
       problems.push_back(std::move(m));
     }
     Measured& m = problems.back();
-    m.screened[id_of(s.column_text(10), s.column_text(11))] = s.column_double(12);
+    m.screened[match.id(s.column_text(10), s.column_text(11))] = s.column_double(12);
     if (const auto c = s.column_optional_double(13); c && (m.cublas_us == 0 || *c < m.cublas_us))
       m.cublas_us = *c;
   }
@@ -90,7 +101,7 @@ std::vector<Measured> load(Database& db) {
 int usage(const std::string& why) {
   std::cerr << "strategy_replay: " << why
             << "\nusage: strategy_replay --db FILE [--space DIR] [--strategy model|random|exhaustive]"
-               " [--max-candidates N] [--seed S] [--tolerance F] [--detail TEXT]\n";
+               " [--max-candidates N] [--seed S] [--tolerance F] [--detail TEXT] [--ignore-knob NAME]...\n";
   return 2;
 }
 
@@ -109,12 +120,14 @@ int main(int argc, char** argv) try {
     else if (arg == "--seed") o.seed = std::stoull(value);
     else if (arg == "--tolerance") o.tolerance = std::stod(value);
     else if (arg == "--detail") o.detail = value;
+    else if (arg == "--ignore-knob") o.ignored_knobs.push_back(value);
     else return usage("unknown option " + arg);
   }
   if (o.db.empty()) return usage("--db is required");
 
   Database db = Database::open(o.db, OpenMode::read_only);
-  const std::vector<Measured> problems = load(db);
+  const KnobMatch match{o.ignored_knobs};
+  const std::vector<Measured> problems = load(db, match);
   const SearchSpace space = load_search_space(o.space);
   const DeviceLimits limits;  // the H200's
   const Enumeration enumeration = enumerate(space, limits);
@@ -134,7 +147,7 @@ int main(int argc, char** argv) try {
     std::map<std::size_t, double> screened;
     for (auto batch = order.next_batch({}); !batch.empty(); batch = order.next_batch(screened))
       for (std::size_t i : batch)
-        if (const auto it = m.screened.find(id_of(work[i])); it != m.screened.end())
+        if (const auto it = m.screened.find(match.id(work[i])); it != m.screened.end())
           screened[i] = it->second;
 
     double best = 0, replay = 0;
@@ -152,12 +165,12 @@ int main(int argc, char** argv) try {
     });
     int rank = 0;
     for (std::size_t r = 0; r < by_prediction.size(); ++r)
-      if (id_of(work[by_prediction[r]]) == best_id) rank = static_cast<int>(r) + 1;
+      if (match.id(work[by_prediction[r]]) == best_id) rank = static_cast<int>(r) + 1;
 
     // Spearman's rank correlation of predicted and screened times over the measured candidates.
     std::vector<std::pair<double, double>> pairs;  // (predicted, screened)
     for (const PlannedCandidate& c : work)
-      if (const auto it = m.screened.find(id_of(c)); it != m.screened.end())
+      if (const auto it = m.screened.find(match.id(c)); it != m.screened.end())
         pairs.emplace_back(c.predicted_us, it->second);
     const auto ranks = [&](auto value) {
       std::vector<std::size_t> order(pairs.size());
@@ -179,18 +192,18 @@ int main(int argc, char** argv) try {
       const auto show = [&](const char* what, const std::vector<std::size_t>& order) {
         fmt::print("  {}:\n", what);
         for (std::size_t r = 0; r < order.size() && r < 8; ++r) {
-          const auto it = m.screened.find(id_of(work[order[r]]));
+          const auto it = m.screened.find(match.id(work[order[r]]));
           fmt::print("    predicted {:10.2f} measured {:>10} {}\n", work[order[r]].predicted_us,
                      it == m.screened.end() ? "-" : fmt::format("{:.2f}", it->second),
-                     id_of(work[order[r]]));
+                     match.id(work[order[r]]));
         }
       };
       show("best predicted", by_prediction);
       std::vector<std::size_t> by_measured;
       for (std::size_t i = 0; i < work.size(); ++i)
-        if (m.screened.contains(id_of(work[i]))) by_measured.push_back(i);
+        if (m.screened.contains(match.id(work[i]))) by_measured.push_back(i);
       std::stable_sort(by_measured.begin(), by_measured.end(), [&](std::size_t a, std::size_t b) {
-        return m.screened.at(id_of(work[a])) < m.screened.at(id_of(work[b]));
+        return m.screened.at(match.id(work[a])) < m.screened.at(match.id(work[b]));
       });
       show("best measured", by_measured);
     }

@@ -20,8 +20,8 @@ export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
 gpu_facts
 
 # 1. Correctness.
-gpu_tests gpu-tests-f4 'F4EvictFirst.*:F4Direct.*:Families/FamilyCorrectness.*/f4_skinny:InKernelReduce/*' 200
-sanitize memcheck 'F4EvictFirst.*' 150 memcheck-evict
+gpu_tests gpu-tests-f4 'F4L2Policy.*:F4Direct.*:Families/FamilyCorrectness.*/f4_skinny:InKernelReduce/*' 200
+sanitize memcheck 'F4L2Policy.*' 150 memcheck-evict
 mv "$out/memcheck-evict.log" "$res/"
 
 # 2. Both policies per problem, both cache modes.
