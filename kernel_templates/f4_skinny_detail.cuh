@@ -11,19 +11,18 @@ __device__ __forceinline__ unsigned smem_u32(const void* p) {
 
 // An L2 policy that gives the lines it touches evict-first priority: for data read exactly once,
 // so that streaming it replaces its own lines rather than the rest of L2 (dirty lines, whose
-// eviction costs a write-back to HBM, and the small operand every block re-reads).
-__device__ __forceinline__ unsigned long long evict_first_policy() {
-  unsigned long long policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0;\n" : "=l"(policy));
-  return policy;
-}
+// eviction costs a write-back to HBM, and the small operand every block re-reads). The value is
+// what createpolicy.fractional.L2::evict_first (fraction 1.0) yields, written as a constant: ptxas
+// 13.x can drop a createpolicy whose only users are cp.async cache hints, leaving LDGSTS with an
+// uninitialized policy register, which faults as an illegal instruction at run time
+// (IST-DASLab/marlin#44; seen here on the H200 with NVRTC 13.0).
+__device__ __forceinline__ unsigned long long evict_first_policy() { return 0x12F0000000000000ull; }
 
 // Copies BYTES (4, 8 or 16) from global to shared memory. Only src_bytes (0..BYTES) are read,
 // the rest of the destination is zero-filled; with src_bytes == 0 nothing is read at all.
 // 16-byte copies bypass L1 (.cg): the streamed operand is read exactly once. HINT: a whole 16-byte
-// copy (src_bytes is ignored) under the L2 policy `policy` (evict_first_policy()). Hinted 4-byte
-// copies, and 16-byte ones with a partial src-size, raised illegal-instruction faults on the H200
-// (sm_90, driver 580), so only this form is hinted.
+// copy (src_bytes is ignored) under the L2 policy `policy` (evict_first_policy()); narrower and
+// partial copies (a tile's edge) take the default policy.
 template <int BYTES, bool HINT>
 __device__ __forceinline__ void cp_async(unsigned dst, const float* src, int src_bytes,
                                          unsigned long long policy) {

@@ -31,6 +31,9 @@ struct TuneArgs {
   int lt_algos = 8;  // cuBLASLt's top K contend for each winner (0: cuBLAS only)
   std::uint64_t seed = 20261201;
   bool retune = false, no_cache = false, no_isolation = false, json = false, compile_only = false;
+  // With --retune: the database's last run before this command; later runs are this command's
+  // (a worker restarted after a crash resumes from them instead of measuring everything again).
+  std::int64_t retune_after_run = 0;
   double candidate_timeout_s = 60;
   double problem_time_budget_s = 0, time_budget_s = 0;
   std::chrono::system_clock::time_point deadline{};  // from --time-budget, set once per command

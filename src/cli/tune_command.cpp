@@ -252,6 +252,11 @@ int run_tune(TuneArgs a, const std::string& cmd) {
   if (a.compile_only) {
     code = compile_only(a, shapes, cmd, world.size() == 1 ? nullptr : &report);
   } else {
+    if (a.retune) {
+      Database d = open_tuning_database(a.db);
+      const std::vector<RunRecord> runs = TuningStore(d).runs();
+      a.retune_after_run = runs.empty() ? 0 : runs.back().id;
+    }
     LocalRun local = run_local(a, shapes, cmd);
     code = local.exit_code;
     for (json& r : local.results) r["host_rank"] = world.size() == 1 ? "" : a.host;

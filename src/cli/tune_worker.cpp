@@ -66,6 +66,7 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
   options.run_deadline = a.deadline;
   options.seed = a.seed;
   options.retune = a.retune;
+  options.retune_after_run = a.retune_after_run;
   options.command_line = cmd;
   options.host = a.host;
   options.cache_dir = a.no_cache ? "" : default_compile_cache_dir();

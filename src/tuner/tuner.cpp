@@ -174,10 +174,11 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   const auto finished_key = [](const std::string& family, const std::string& config, const std::string& hash) {
     return std::make_pair(family, config + "|" + hash);
   };
+  // With retune, only what this command recorded (a worker restarted after a crash resumes).
+  for (CandidateRecord& r : s.store.candidates(key, s.gpu, s.software))
+    if (r.outcome != Outcome::compiled && (!s.options.retune || r.run_id > s.options.retune_after_run))
+      finished.emplace(finished_key(r.family, r.config, r.template_hash), std::move(r));
   if (!s.options.retune) {
-    for (CandidateRecord& r : s.store.candidates(key, s.gpu, s.software))
-      if (r.outcome != Outcome::compiled)
-        finished.emplace(finished_key(r.family, r.config, r.template_hash), std::move(r));
     // Tuned already: a winner is stored and the search's budget was spent on candidates of the
     // current space and templates (a space or template change, or a larger budget, goes on).
     if (auto winner = s.store.find_winner(key, s.gpu.name, s.gpu.arch); winner && !finished.empty()) {

@@ -38,7 +38,8 @@ struct TuneOptions {
   // Wall-time budget of the whole run (across worker restarts); the epoch means none.
   std::chrono::system_clock::time_point run_deadline{};
   std::uint64_t seed = 20261201; // data seed, recorded with the run
-  bool retune = false;           // measure again what the database already has
+  bool retune = false;           // measure again what the database already has...
+  std::int64_t retune_after_run = 0;  // ... except what runs after this one recorded (resume)
   std::string command_line;      // provenance
   std::string host;              // provenance; "" = this host's name
   std::string cache_dir;         // persistent compile cache ("" = memory only)

@@ -1,5 +1,7 @@
 // The tuner survives candidates that crash the CUDA context or never finish: it records them as
-// launch_failed and timed_out, restarts its worker and finishes the problem with a winner.
+// launch_failed and timed_out, restarts its worker and finishes the problem with a winner; with
+// --retune the restarted worker resumes from what this command recorded (each faulty candidate is
+// run once per command, not again after every restart).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -61,6 +63,21 @@ TEST(CrashIsolation, FaultyCandidatesAreRecordedAndTheRunFinishes) {
   EXPECT_EQ(outcome["test_faults FAULT=2"], Outcome::timed_out) << output;
   EXPECT_EQ(outcome["f1_simt " + knobs_to_string(good)], Outcome::ok) << output;
   EXPECT_NE(winners[0].family, "test_faults");
+
+  // The same command with --retune: every candidate measured once more, then it finishes.
+  const std::size_t redirect = command.find(" > ");
+  const std::string retune = command.substr(0, redirect) + " --retune" + command.substr(redirect);
+  const int rc_retune = std::system(retune.c_str());
+  std::ifstream log2(dir / "log");
+  const std::string output2((std::istreambuf_iterator<char>(log2)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(rc_retune, 0) << retune << "\n" << output2;
+  Database again = Database::open(db, OpenMode::read_only);
+  TuningStore store2(again);
+  std::map<std::string, int> times;
+  for (const CandidateRecord& c : store2.candidates(winners[0].problem, gpu_record(device), software_record()))
+    ++times[c.family + " " + c.config];
+  EXPECT_EQ(times["test_faults FAULT=1"], 2) << output2;
+  EXPECT_EQ(times["test_faults FAULT=2"], 2) << output2;
   fs::remove_all(dir);
 }
 
