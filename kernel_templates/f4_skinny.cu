@@ -89,6 +89,10 @@ constexpr int kStage = kXStage + kYStage;
 constexpr int kVX = ALIGN;  // copy vector, floats
 constexpr int kVY = kYK ? ALIGN : (BS < ALIGN ? BS : ALIGN);
 constexpr int kVS = TS < 4 ? TS : 4;  // S-contiguous Y: fragment load width
+// X's full 16-byte copies under the evict-first policy (EVICT = 1). Not with BS = 1: every such
+// block (BK 32 and 128, 4 to 32 K slices, 3 and 6 stages) faulted with an illegal instruction on
+// the H200 (NVRTC 13.0) with the hinted copies, and ran correctly without them.
+constexpr bool kHintX = EVICT == 1 && BS > 1;
 // Epilogue: every K slice's partial tile, [slice][s][g] with an odd pitch (conflict-free reads
 // along g and along s).
 constexpr int kRP = kBG + 1;
@@ -136,19 +140,19 @@ struct Loader {
     if constexpr (kXG) {
       const float* src = x + kc * ldx;
       if (k_full && g_valid >= kBG)
-        copy_tile<BK, kBG, kVX, kXP, kThreads, true, EVICT == 1>(xs, src, ldx, k_valid, g_valid,
-                                                                 tid, policy);
+        copy_tile<BK, kBG, kVX, kXP, kThreads, true, kHintX>(xs, src, ldx, k_valid, g_valid, tid,
+                                                             policy);
       else
-        copy_tile<BK, kBG, kVX, kXP, kThreads, false, EVICT == 1>(xs, src, ldx, k_valid, g_valid,
-                                                                  tid, policy);
+        copy_tile<BK, kBG, kVX, kXP, kThreads, false, kHintX>(xs, src, ldx, k_valid, g_valid, tid,
+                                                              policy);
     } else {
       const float* src = x + kc;
       if (k_full && g_valid >= kBG)
-        copy_tile<kBG, BK, kVX, kXP, kThreads, true, EVICT == 1>(xs, src, ldx, g_valid, k_valid,
-                                                                 tid, policy);
+        copy_tile<kBG, BK, kVX, kXP, kThreads, true, kHintX>(xs, src, ldx, g_valid, k_valid, tid,
+                                                             policy);
       else
-        copy_tile<kBG, BK, kVX, kXP, kThreads, false, EVICT == 1>(xs, src, ldx, g_valid, k_valid,
-                                                                  tid, policy);
+        copy_tile<kBG, BK, kVX, kXP, kThreads, false, kHintX>(xs, src, ldx, g_valid, k_valid, tid,
+                                                              policy);
     }
     if constexpr (kYK) {
       const float* src = y + kc;

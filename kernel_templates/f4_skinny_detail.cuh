@@ -15,7 +15,8 @@ __device__ __forceinline__ unsigned smem_u32(const void* p) {
 // what createpolicy.fractional.L2::evict_first (fraction 1.0) yields, written as a constant: ptxas
 // 13.x can drop a createpolicy whose only users are cp.async cache hints, leaving LDGSTS with an
 // uninitialized policy register, which faults as an illegal instruction at run time
-// (IST-DASLab/marlin#44; seen here on the H200 with NVRTC 13.0).
+// (IST-DASLab/marlin#44; seen here on the H200 with NVRTC 13.0, also with this constant where
+// BS = 1: see kHintX in f4_skinny.cu).
 __device__ __forceinline__ unsigned long long evict_first_policy() { return 0x12F0000000000000ull; }
 
 // Copies BYTES (4, 8 or 16) from global to shared memory. Only src_bytes (0..BYTES) are read,

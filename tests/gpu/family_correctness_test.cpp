@@ -256,7 +256,7 @@ TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
       padded_and_misaligned(configs, {{1000, 1, 1027}, {300, 16, 513}});
   // Also 16-byte operands (every dimension a multiple of 4) with edge tiles along G and K.
   std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
-  for (const auto& shape : std::vector<std::array<int, 3>>{{1000, 32, 1500}, {1000, 4, 1500}, {4, 1000, 1500}})
+  for (const auto& shape : std::vector<std::array<int, 3>>{{1000, 32, 1500}, {1000, 4, 1500}, {4, 1000, 1500}, {1000, 1, 1500}, {1, 1000, 1500}})
     shapes.push_back(shape);
   for (const Knobs& knobs : configs)
     for (Op ta : {Op::N, Op::T})
