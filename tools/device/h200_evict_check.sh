@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # After the constant evict-first policy (kernel_templates/f4_skinny_detail.cuh): F4's GPU
 # correctness tests under both L2 policies and the crash-isolation test (with its --retune pass),
-# in one device command (FILTER: another gtest filter). Output: $OUT/check.tar.gz. Never touches clocks or GPU settings.
+# in one device command (FILTER: another gtest filter). Output: $OUT/check.tar.gz. Never touches
+# clocks or GPU settings.
 # Binaries: NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

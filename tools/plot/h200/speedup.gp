@@ -6,7 +6,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border rgb '#555555'
 set boxwidth 0.9
-set yrange [0:3.213]
+set yrange [0:3.518]
 set ylabel 'speedup over cuBLAS (cuBLAS time / kernel time)'
 set xtics rotate by -40 scale 0 font ',9' noenhanced
 set rmargin 10
