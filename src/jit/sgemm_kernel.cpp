@@ -1,10 +1,12 @@
-// Launching through cuLaunchKernel: arguments are passed as the one SgemmArgs block.
+// Launching through cuLaunchKernel: arguments are passed as the one SgemmArgs block, followed by
+// the operands' tensor maps for TMA-fed kernels.
 #include "jit/sgemm_kernel.hpp"
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "cuda/driver_api.hpp"
+#include "cuda/tensor_map.hpp"
 
 namespace sgt {
 
@@ -40,7 +42,15 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     args.tile_counters = reinterpret_cast<unsigned*>(args.workspace);
     args.workspace += SGEMM_TILE_COUNTERS;
   }
-  void* params[] = {&args};
+  CUtensorMap map_a, map_b;
+  void* params[] = {&args, &map_a, &map_b};  // sgemm_main(SgemmArgs[, map_a, map_b])
+  if (g.tma_a.used) {
+    // Stored extents: A is m x k (N) or k x m (T), B is k x n (N) or n x k (T).
+    map_a = g.tma_a.k_inner ? encode_operand_map(args.a, args.k, args.m, args.lda, g.tma_a)
+                            : encode_operand_map(args.a, args.m, args.k, args.lda, g.tma_a);
+    map_b = g.tma_b.k_inner ? encode_operand_map(args.b, args.k, args.n, args.ldb, g.tma_b)
+                            : encode_operand_map(args.b, args.n, args.k, args.ldb, g.tma_b);
+  }
   SGT_CU_CHECK(api.cuLaunchKernel(main_, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
                                   g.block.z, g.smem_bytes, reinterpret_cast<CUstream>(stream),
                                   params, nullptr));

@@ -17,6 +17,16 @@ struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
 
+// An operand tile a TMA-fed kernel (F2) loads by cp.async.bulk.tensor: the launch encodes a 2-D
+// tensor map for it (src/cuda/tensor_map.hpp) and passes it after SgemmArgs. Sizes in floats.
+struct TmaTile {
+  bool used = false;
+  bool k_inner = false;   // the operand is K-contiguous (its inner global dimension is K)
+  unsigned box_inner = 0;  // box extent along the inner (contiguous) dimension
+  unsigned box_outer = 0;
+  unsigned swizzle_bytes = 0;  // 0 (none), 32, 64 or 128: must equal box_inner * 4 when set
+};
+
 // How to launch one configuration on one problem. sgemm_main always runs; sgemm_reduce runs after
 // it when has_reduce (split-K), on the same stream.
 struct LaunchGeometry {
@@ -28,6 +38,7 @@ struct LaunchGeometry {
   Dim3 reduce_grid, reduce_block;
   std::size_t workspace_floats = 0;  // device workspace sgemm_main needs, in floats
   int tile_m = 0, tile_n = 0;  // C elements one block computes, rows x columns (cost model)
+  TmaTile tma_a, tma_b;        // both used, or neither
 };
 
 // Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).

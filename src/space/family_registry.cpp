@@ -11,13 +11,14 @@
 namespace sgt {
 
 const Family& f1_simt_family();
+const Family& f2_tma_family();
 const Family& f4_skinny_family();
 
 const Family& test_faults_family();
 
 const std::vector<const Family*>& families() {
   static const std::vector<const Family*> all = [] {
-    std::vector<const Family*> list = {&f1_simt_family(), &f4_skinny_family()};
+    std::vector<const Family*> list = {&f1_simt_family(), &f2_tma_family(), &f4_skinny_family()};
     // Deliberately faulty kernels, for the crash-isolation tests only.
     if (const char* env = std::getenv("SGEMM_ENABLE_TEST_FAMILIES"); env && std::string(env) == "1")
       list.push_back(&test_faults_family());

@@ -47,9 +47,9 @@ int expect_correct(const Family& family, const std::vector<testing::Case>& cases
   return ran;
 }
 
-// Each configuration at each shape and transpose three ways: leading dimensions padded by 5
-// (alignment class 1), minimal ones with every pointer offset by one float, and padded by 2
-// (class 2).
+// Each configuration at each shape and transpose four ways: leading dimensions padded by 5
+// (alignment class 1), minimal ones with every pointer offset by one float, padded by 2 (class 2),
+// and rounded up to 16 bytes plus 8 floats (class 4, the only one TMA-fed families take).
 std::vector<testing::Case> padded_and_misaligned(const std::vector<Knobs>& configs,
                                                  const std::vector<std::array<int, 3>>& shapes) {
   std::vector<testing::Case> cases;
@@ -60,6 +60,7 @@ std::vector<testing::Case> padded_and_misaligned(const std::vector<Knobs>& confi
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 8), 0});
         }
   return cases;
 }
@@ -71,8 +72,10 @@ TEST_P(FamilyCorrectness, EdgeShapesAllTransposes) {
   for (const Knobs& knobs : sample(testing::default_space_configs(family), 4))
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : testing::edge_shapes())
+        for (const auto& [m, n, k] : testing::edge_shapes()) {
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
+        }
   const int ran = expect_correct(family, cases);
   EXPECT_GT(ran, 0) << "no configuration of " << family.name() << " ran on any edge shape";
   RecordProperty("cases", ran);
@@ -97,8 +100,10 @@ TEST_P(FamilyCorrectness, SanitizerSample) {
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T}) {
         for (const auto& [m, n, k] : {std::array<int, 3>{33, 65, 3}, std::array<int, 3>{127, 129, 7},
-                                      std::array<int, 3>{1, 257, 129}, std::array<int, 3>{257, 1, 129}})
+                                      std::array<int, 3>{1, 257, 129}, std::array<int, 3>{257, 1, 129}}) {
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 4), 0});
+        }
         cases.push_back({knobs, testing::make_problem(ta, tb, 100, 37, 515, 5, 1), 1});
       }
   EXPECT_GT(expect_correct(family, cases), 0);

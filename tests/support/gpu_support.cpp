@@ -43,6 +43,13 @@ ProblemKey make_problem(Op ta, Op tb, int m, int n, int k, int pad, int align) {
   return p;
 }
 
+ProblemKey make_aligned_problem(Op ta, Op tb, int m, int n, int k, int pad) {
+  ProblemKey p = make_problem(ta, tb, m, n, k);
+  for (int* ld : {&p.lda, &p.ldb, &p.ldc}) *ld = (*ld + 3) / 4 * 4 + pad;
+  p.align = alignment_class(p.lda, p.ldb, p.ldc, 0, 0, 0);
+  return p;
+}
+
 std::vector<std::array<int, 3>> edge_shapes() {
   return {{1, 1, 1},     {1, 257, 129},  {257, 1, 129},  {33, 65, 3},   {127, 129, 7},
           {100, 37, 515}, {255, 257, 64}, {64, 64, 1000}, {513, 300, 129}};

@@ -39,6 +39,9 @@ std::string source_path(const std::string& relative);
 
 // A problem of the given shape with minimal (or padded) leading dimensions.
 ProblemKey make_problem(Op ta, Op tb, int m, int n, int k, int pad = 0, int align = 4);
+// The same shape with 16-byte operands (alignment class 4, which TMA needs): each leading
+// dimension rounded up to a multiple of 4 floats, plus `pad` (a multiple of 4).
+ProblemKey make_aligned_problem(Op ta, Op tb, int m, int n, int k, int pad = 0);
 
 // Edge shapes every family must get right: not multiples of any tile, K smaller than any BK,
 // one row, one column, and a moderately large one.

@@ -1,0 +1,270 @@
+// Family F2: TMA-fed SIMT SGEMM (sm_90). One thread issues cp.async.bulk.tensor copies of the A
+// and B tiles into a ring of STAGES shared stages, each guarded by an mbarrier that counts the
+// bytes landing; all warps compute WM x WN warp tiles with FFMA from 128-bit shared loads. TMA
+// zero-fills whatever lies outside the operand, so no load is predicated; only the epilogue is.
+//
+// Shared layouts follow the operands' global layouts (TMA copies boxes, it does not transpose):
+//   - an M- (or N-) contiguous operand lands as [BK][BX], dense; a thread reads 4 consecutive
+//     rows of one k per 128-bit load (as in F1);
+//   - a K-contiguous operand lands as [BX][BK] with the TMA swizzle of its row size (BK * 4
+//     bytes: 32, 64 or 128), which spreads the 16-byte chunks of 8 consecutive rows over all
+//     banks; a thread reads 4 consecutive k of one row per 128-bit load, and owns rows
+//     kLanes apart so that the lanes of a warp read consecutive rows (conflict-free).
+// The host encodes one tensor map per operand per launch (src/cuda/tensor_map.cpp) and passes
+// them after SgemmArgs as __grid_constant__ parameters.
+#include "sgemm_args.h"
+
+// ---- Knobs (host side: src/space/families/f2_tma.cpp). Defaults: a 128x128x32 tile. ---------
+#ifndef BM
+#define BM 128  // block tile rows (M)
+#endif
+#ifndef BN
+#define BN 128  // block tile columns (N)
+#endif
+#ifndef BK
+#define BK 32  // K depth of one stage: 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes)
+#endif
+#ifndef WM
+#define WM 32  // warp tile rows
+#endif
+#ifndef WN
+#define WN 64  // warp tile columns
+#endif
+#ifndef TM
+#define TM 8  // thread tile rows
+#endif
+#ifndef TN
+#define TN 8  // thread tile columns
+#endif
+#ifndef STAGES
+#define STAGES 4  // TMA ring depth: tiles in flight while one is computed: STAGES - 1
+#endif
+#ifndef RASTER
+#define RASTER 1  // N tiles per rasterization group (L2 locality)
+#endif
+// Problem class, from the ProblemKey. TMA needs 16-byte alignment: ALIGN is always 4 here.
+#ifndef TRANS_A
+#define TRANS_A 0
+#endif
+#ifndef TRANS_B
+#define TRANS_B 0
+#endif
+
+#include "f1_simt_detail.cuh"  // lds128, update4, raster_tile
+
+// A CUtensorMap as the kernel sees it: 128 opaque bytes, 64-byte aligned.
+struct alignas(64) TmaMap {
+  unsigned long long opaque[16];
+};
+
+namespace f2 {
+
+constexpr int kWarpsM = BM / WM;
+constexpr int kWarpsN = BN / WN;
+constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+constexpr int kLanesM = WM / TM;  // lane grid of a warp: kLanesM x kLanesN = 32
+constexpr int kLanesN = WN / TN;
+constexpr bool kKContigA = TRANS_A == 1;  // A stored k x m: each row of op(A) is K-contiguous
+constexpr bool kKContigB = TRANS_B == 0;  // B stored k x n: each column of op(B) is K-contiguous
+constexpr int kStageA = BM * BK;          // floats per stage
+constexpr int kStageB = BN * BK;
+constexpr unsigned kStageBytes = 4u * (kStageA + kStageB);  // what one stage's barrier counts
+constexpr int kRowBytes = BK * 4;  // one K-contiguous row: the swizzle span
+
+static_assert(BM % WM == 0 && BN % WN == 0, "warp tile must divide the block tile");
+static_assert(WM % TM == 0 && WN % TN == 0 && kLanesM * kLanesN == 32, "32 lanes per warp");
+static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are built from groups of 4");
+static_assert(BK == 8 || BK == 16 || BK == 32, "a K-contiguous row is one TMA swizzle span");
+static_assert(kStageA * 4 % 1024 == 0 && kStageB * 4 % 1024 == 0,
+              "stages keep the 1024-byte alignment the swizzle pattern repeats on");
+static_assert(STAGES >= 2, "at least a double buffer");
+
+// ---- mbarrier and TMA (PTX ISA 8.0, sm_90) --------------------------------------------------
+__device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Makes the initialized barriers visible to the async (TMA) proxy.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// The issuing thread's arrival, announcing the bytes the copies of this phase will deliver.
+__device__ __forceinline__ void arrive_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void wait_phase(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// One box of a 2-D tensor map into shared memory; completion is counted on the barrier.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap& map, int inner, int outer,
+                                            unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(inner), "r"(outer), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void prefetch_map(const TmaMap& map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map))
+               : "memory");
+}
+
+// Byte offset of 16-byte chunk `chunk` of K-contiguous row `row` inside a stage: the TMA swizzle
+// XORs address bits [4, 4 + log2(kRowBytes / 16)) with bits [7, ...), i.e. CUTLASS's
+// Swizzle<log2(kRowBytes/16), 4, 3>.
+__device__ __forceinline__ unsigned swizzled(int row, int chunk) {
+  const unsigned off = static_cast<unsigned>(row * kRowBytes + chunk * 16);
+  return off ^ (((off >> 7) & (kRowBytes / 16 - 1)) << 4);
+}
+
+// Fragments of k group q (k = 4q .. 4q+3) for this thread: f[kk][i] for its TX rows (or columns).
+// X-contiguous: x0 is the thread's first row; rows come in runs of 4, LANES * 4 apart.
+// K-contiguous: x0 is the thread's first row; rows are LANES apart.
+template <bool K_CONTIG, int TX, int BX, int LANES>
+__device__ __forceinline__ void load_group(unsigned stage, int x0, int q, float (&f)[4][TX]) {
+  if constexpr (K_CONTIG) {
+#pragma unroll
+    for (int i = 0; i < TX; ++i) {
+      const float4 v = f1::lds128(stage + swizzled(x0 + i * LANES, q));
+      f[0][i] = v.x, f[1][i] = v.y, f[2][i] = v.z, f[3][i] = v.w;
+    }
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+#pragma unroll
+      for (int i = 0; i < TX / 4; ++i) {
+        const float4 v = f1::lds128(
+            stage + 4u * static_cast<unsigned>((4 * q + kk) * BX + x0 + i * 4 * LANES));
+        f[kk][4 * i] = v.x, f[kk][4 * i + 1] = v.y, f[kk][4 * i + 2] = v.z, f[kk][4 * i + 3] = v.w;
+      }
+    }
+  }
+}
+
+// Row (column) of the operand tile that the thread's fragment element i stands for.
+template <bool K_CONTIG, int LANES>
+__device__ __forceinline__ int frag_index(int x0, int i) {
+  return K_CONTIG ? x0 + i * LANES : x0 + (i / 4) * 4 * LANES + i % 4;
+}
+
+}  // namespace f2
+
+extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
+    sgemm_main(SgemmArgs args, const __grid_constant__ TmaMap map_a,
+               const __grid_constant__ TmaMap map_b) {
+  using namespace f2;
+  extern __shared__ float4 f2_smem[];
+  // The swizzle pattern repeats every 1024 bytes: stages start on such a boundary (the launch
+  // asks for 1024 bytes more than the ring needs).
+  const unsigned base = (static_cast<unsigned>(__cvta_generic_to_shared(f2_smem)) + 1023u) & ~1023u;
+  const unsigned sa0 = base;                                  // [STAGES] A stages
+  const unsigned sb0 = sa0 + 4u * STAGES * kStageA;           // [STAGES] B stages
+  const unsigned bar0 = sb0 + 4u * STAGES * kStageB;          // [STAGES] 8-byte mbarriers
+
+  const int tiles_m = (args.m + BM - 1) / BM;
+  const int tiles_n = (args.n + BN - 1) / BN;
+  int tile_m, tile_n;
+  f1::raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const int ktiles = (args.k + BK - 1) / BK;
+  const bool producer = threadIdx.x == 0;
+
+  // Tile t into stage s: A and B boxes at their origins in each operand's own coordinates
+  // (inner dimension first).
+  auto issue = [&](int t, int s) {
+    const unsigned bar = bar0 + 8u * s;
+    arrive_expect_bytes(bar, kStageBytes);
+    const int k0 = t * BK;
+    if constexpr (kKContigA)
+      tma_load_2d(sa0 + 4u * s * kStageA, map_a, k0, m0, bar);
+    else
+      tma_load_2d(sa0 + 4u * s * kStageA, map_a, m0, k0, bar);
+    if constexpr (kKContigB)
+      tma_load_2d(sb0 + 4u * s * kStageB, map_b, k0, n0, bar);
+    else
+      tma_load_2d(sb0 + 4u * s * kStageB, map_b, n0, k0, bar);
+  };
+
+  if (producer) {
+    prefetch_map(map_a);
+    prefetch_map(map_b);
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) barrier_init(bar0 + 8u * s, 1);
+    fence_barrier_init();
+  }
+  __syncthreads();  // barriers initialized before anyone waits on them
+  if (producer) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s)
+      if (s < ktiles) issue(s, s);
+  }
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int lane_m = lane % kLanesM, lane_n = lane / kLanesM;
+  // This thread's first row of the A tile and first column of the B tile (see frag_index).
+  const int a0 = (warp % kWarpsM) * WM + (kKContigA ? lane_m : lane_m * 4);
+  const int b0 = (warp / kWarpsM) * WN + (kKContigB ? lane_n : lane_n * 4);
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+  }
+
+  for (int t = 0; t < ktiles; ++t) {
+    const int s = t % STAGES;
+    wait_phase(bar0 + 8u * s, static_cast<unsigned>(t / STAGES) & 1u);
+    const unsigned sa = sa0 + 4u * s * kStageA, sb = sb0 + 4u * s * kStageB;
+#pragma unroll
+    for (int q = 0; q < BK / 4; ++q) {
+      float fa[4][TM], fb[4][TN];
+      load_group<kKContigA, TM, BM, kLanesM>(sa, a0, q, fa);
+      load_group<kKContigB, TN, BN, kLanesN>(sb, b0, q, fb);
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[kk][i], fb[kk][j], acc[i][j]);
+        }
+      }
+    }
+    __syncthreads();  // every read of stage s retired before TMA overwrites it
+    if (producer && t + STAGES < ktiles) issue(t + STAGES, s);
+  }
+
+  // Epilogue: C is column-major and 16-byte aligned (ALIGN 4). Rows in runs of 4 (X-contiguous
+  // A) take 128-bit accesses; rows kLanesM apart (K-contiguous A) take scalar ones, which the
+  // lanes of a warp still cover as consecutive rows.
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int col = n0 + frag_index<kKContigB, kLanesN>(b0, j);
+    if (col >= args.n) continue;
+    float* const c_col = args.c + static_cast<long long>(col) * args.ldc;
+#pragma unroll
+    for (int i = 0; i < TM; i += 4) {
+      float v[4] = {acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]};
+      if constexpr (!kKContigA) {
+        const int row = m0 + frag_index<false, kLanesM>(a0, i);
+        if (row < args.m) f1::update4<4>(c_col + row, args.m - row, v, args.alpha, args.beta);
+      } else {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int row = m0 + frag_index<true, kLanesM>(a0, i + r);
+          if (row >= args.m) continue;
+          float one[4] = {v[r], 0.0f, 0.0f, 0.0f};
+          f1::update4<1>(c_col + row, 1, one, args.alpha, args.beta);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,173 @@
+// Family F2 (kernel_templates/f2_tma.cu): TMA-fed SIMT SGEMM for sm_90. Its knobs, the
+// constraints that mirror the template's static_asserts and resource limits, NVRTC defines,
+// launch geometry and the tensor-map boxes the launch encodes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "space/family.hpp"
+
+namespace sgt {
+namespace {
+
+constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
+
+const std::vector<std::string>& names() {
+  static const std::vector<std::string> n = {"BM", "BN", "BK", "WM",     "WN",
+                                             "TM", "TN", "STAGES", "RASTER"};
+  return n;
+}
+
+bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+struct Shape {
+  int bm, bn, bk, wm, wn, tm, tn, stages;
+  explicit Shape(const Knobs& k)
+      : bm(knob(k, "BM")),
+        bn(knob(k, "BN")),
+        bk(knob(k, "BK")),
+        wm(knob(k, "WM")),
+        wn(knob(k, "WN")),
+        tm(knob(k, "TM")),
+        tn(knob(k, "TN")),
+        stages(knob(k, "STAGES")) {}
+  int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
+  int lanes_m() const { return tm > 0 ? wm / tm : 0; }
+  // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
+  std::int64_t smem_bytes() const {
+    return std::int64_t{4} * stages * bk * (bm + bn) + kAlignSlackBytes + 8 * stages;
+  }
+  // Accumulators + fragments of 4 k steps + addressing.
+  int registers_estimate() const { return tm * tn + 4 * (tm + tn) + 30; }
+};
+
+// The TMA box of one operand tile: BX x BK, K-contiguous rows swizzled by their own size.
+TmaTile tile_of(int bx, int bk, bool k_inner) {
+  TmaTile t;
+  t.used = true;
+  t.k_inner = k_inner;
+  t.box_inner = static_cast<unsigned>(k_inner ? bk : bx);
+  t.box_outer = static_cast<unsigned>(k_inner ? bx : bk);
+  t.swizzle_bytes = k_inner ? static_cast<unsigned>(4 * bk) : 0;
+  return t;
+}
+
+class F2Tma final : public Family {
+ public:
+  std::string name() const override { return "f2_tma"; }
+  std::vector<std::string> knob_names() const override { return names(); }
+
+  std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
+    return {
+        {"needs_sm_90", [lim](const Knobs&) { return lim.cc >= 90; }},
+        {"tiles_power_of_two",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return pow2(s.bm) && pow2(s.bn) && pow2(s.bk) && pow2(s.wm) && pow2(s.wn) &&
+                  pow2(s.tm) && pow2(s.tn);
+         }},
+        // A TMA box spans at most 256 elements per dimension.
+        {"block_tile_32_to_256",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return in(s.bm, 32, 256) && in(s.bn, 32, 256);
+         }},
+        // A K-contiguous row (BK floats) is one TMA swizzle span: 32, 64 or 128 bytes.
+        {"bk_8_to_32", [](const Knobs& k) { return in(knob(k, "BK"), 8, 32); }},
+        {"thread_tile_4_to_16",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return in(s.tm, 4, 16) && in(s.tn, 4, 16);
+         }},
+        {"warp_tile_divides_block",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return s.wm > 0 && s.wn > 0 && s.wm <= s.bm && s.wn <= s.bn && s.bm % s.wm == 0 &&
+                  s.bn % s.wn == 0;
+         }},
+        {"lanes_per_warp_32",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return s.tm > 0 && s.tn > 0 && s.wm % s.tm == 0 && s.wn % s.tn == 0 &&
+                  s.lanes_m() * (s.wn / s.tn) == 32;
+         }},
+        // At most 8 distinct 16-byte chunks per warp and shared load: conflict-free in both
+        // layouts (8 consecutive rows cover the 8 swizzled chunk positions).
+        {"lane_layout_4x8_or_8x4",
+         [](const Knobs& k) {
+           const int lm = Shape(k).lanes_m();
+           return lm == 4 || lm == 8;
+         }},
+        {"threads_in_range",
+         [lim](const Knobs& k) {
+           return in(Shape(k).threads(), 64, std::min(1024, lim.max_threads_per_block));
+         }},
+        // Each stage starts on the 1024-byte boundary the swizzle pattern repeats on.
+        {"stage_bytes_multiple_of_1024",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return (4 * s.bm * s.bk) % 1024 == 0 && (4 * s.bn * s.bk) % 1024 == 0;
+         }},
+        {"stages_2_to_8", [](const Knobs& k) { return in(knob(k, "STAGES"), 2, 8); }},
+        {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
+        {"smem_fits",
+         [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
+        {"registers_estimate",
+         [lim](const Knobs& k) {
+           const Shape s(k);
+           const std::int64_t regs = (s.registers_estimate() + 7) / 8 * 8;
+           return s.registers_estimate() <= std::min(255, lim.max_regs_per_thread) &&
+                  regs * s.threads() <= lim.regs_per_sm;
+         }},
+    };
+  }
+
+  std::string cannot_implement(const Knobs&, const ProblemKey& p) const override {
+    if (std::string why = validate(p); !why.empty()) return why;
+    if (p.m == 0 || p.n == 0) return "empty output (m or n is 0): nothing to launch";
+    if (p.k == 0) return "k = 0: no operand for TMA to address";
+    if (p.align != 4)
+      return fmt::format("TMA needs 16-byte aligned operands and leading dimensions (align={})",
+                         p.align);
+    return {};
+  }
+
+  std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
+    std::vector<std::string> out;
+    for (const std::string& n : names()) out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
+    out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
+    return out;
+  }
+
+  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
+    const Shape s(knobs);
+    LaunchGeometry g;
+    g.grid.x = static_cast<unsigned>(ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn));
+    g.block.x = static_cast<unsigned>(s.threads());
+    g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
+    g.tile_m = s.bm;
+    g.tile_n = s.bn;
+    // A is K-contiguous when transposed (stored k x m), B when not (stored k x n).
+    g.tma_a = tile_of(s.bm, s.bk, p.transa == Op::T);
+    g.tma_b = tile_of(s.bn, s.bk, p.transb == Op::N);
+    return g;
+  }
+
+  // Each optional mechanism adds one; TMA itself is one, so F1 wins a tie at equal depth.
+  int complexity(const Knobs& k) const override {
+    return 1 + (knob(k, "STAGES") - 2) + (knob(k, "RASTER") > 1 ? 1 : 0);
+  }
+};
+
+}  // namespace
+
+const Family& f2_tma_family() {
+  static const F2Tma family;
+  return family;
+}
+
+}  // namespace sgt

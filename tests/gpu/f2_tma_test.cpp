@@ -1,0 +1,76 @@
+// Family F2 (TMA-fed SIMT) on the GPU, on 16-byte operands (the only ones it takes): every
+// configuration of its default space at one tail shape, and a sample at the edge shapes (not
+// multiples of any tile, K < BK, one row, one column), all four transposes, padded leading
+// dimensions; NaN-poisoned C, beta != 0, against cuBLAS and an FP64 product. Problems TMA cannot
+// address are refused on the host (tests/unit/f2_tma_family_test.cpp).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "support/gpu_support.hpp"
+#include "verify/tolerance.hpp"
+
+namespace sgt {
+namespace {
+
+const Family& f2() { return find_family("f2_tma"); }
+
+int expect_correct(const std::vector<testing::Case>& cases) {
+  const std::vector<testing::CaseOutcome> results = testing::run_family_cases(f2(), cases);
+  const double tol = normwise_tolerance(4.0);
+  int ran = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const testing::CaseOutcome& r = results[i];
+    const std::string what =
+        fmt::format("f2_tma {} {}", knobs_to_string(cases[i].knobs), cases[i].problem.to_string());
+    EXPECT_TRUE(r.compiled) << what << ": " << r.why_not.substr(0, 1500);
+    if (!r.compiled) continue;
+    ++ran;
+    EXPECT_TRUE(r.check.passed) << what << ": " << r.check.message;
+    EXPECT_LE(r.fp64_error, tol) << what << " against FP64";
+  }
+  return ran;
+}
+
+std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
+  std::vector<Knobs> out;
+  for (std::size_t i = 0; i < count && !all.empty(); ++i)
+    out.push_back(all[i * (all.size() - 1) / std::max<std::size_t>(1, count - 1)]);
+  return out;
+}
+
+TEST(F2Tma, EveryDefaultConfigurationAtATailShapeAllTransposes) {
+  SGT_SKIP_WITHOUT_GPU();
+  const std::vector<Knobs> configs = testing::default_space_configs(f2());
+  ASSERT_FALSE(configs.empty());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 300, 260, 100), 0});
+  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
+  RecordProperty("cases", static_cast<int>(cases.size()));
+}
+
+TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
+  SGT_SKIP_WITHOUT_GPU();
+  std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
+  for (const auto& shape : std::vector<std::array<int, 3>>{
+           {1, 1000, 333}, {1000, 1, 333}, {129, 257, 8}, {260, 130, 31}, {1024, 512, 2048}})
+    shapes.push_back(shape);
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(testing::default_space_configs(f2()), 5))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
+        }
+  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
+  RecordProperty("cases", static_cast<int>(cases.size()));
+}
+
+}  // namespace
+}  // namespace sgt

@@ -1,0 +1,195 @@
+// Host tests of family F2 (src/space/families/f2_tma.cpp): constraints, which problems it takes,
+// NVRTC defines, launch geometry with its TMA boxes, the default space, and the tensor-map
+// encoder's refusals (src/cuda/tensor_map.cpp), none of which need a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "common/error.hpp"
+#include "config/search_space.hpp"
+#include "cuda/tensor_map.hpp"
+#include "space/family.hpp"
+
+namespace sgt {
+namespace {
+
+const Family& f2() { return find_family("f2_tma"); }
+
+// The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
+Knobs base() {
+  return {{"BM", 128}, {"BN", 128}, {"BK", 32},     {"WM", 32},    {"WN", 64},
+          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}};
+}
+
+Knobs with(Knobs k, const std::string& name, int value) {
+  k[name] = value;
+  return k;
+}
+
+ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
+  ProblemKey p;
+  p.transa = ta;
+  p.transb = tb;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.align = align;
+  return with_minimal_leading_dimensions(p);
+}
+
+std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
+  return failed_constraint(f2(), k, lim);
+}
+
+TEST(F2TmaFamily, IsRegisteredWithEveryKnobOfItsTemplate) {
+  EXPECT_EQ(f2().name(), "f2_tma");
+  const auto& all = families();
+  EXPECT_NE(std::find(all.begin(), all.end(), &f2()), all.end());
+  const auto names = f2().knob_names();
+  for (const auto& [name, value] : base())
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  EXPECT_EQ(names.size(), base().size());
+  EXPECT_EQ(why(base()), "");
+}
+
+TEST(F2TmaFamily, EachConstraintRejectsWhatItNames) {
+  DeviceLimits ampere;
+  ampere.cc = 80;
+  EXPECT_EQ(why(base(), ampere), "needs_sm_90");
+  EXPECT_EQ(why(with(base(), "BM", 96)), "tiles_power_of_two");
+  EXPECT_EQ(why(with(with(base(), "BN", 512), "WN", 64)), "block_tile_32_to_256");
+  EXPECT_EQ(why(with(base(), "BK", 64)), "bk_8_to_32");  // a 256-byte row: no such swizzle
+  EXPECT_EQ(why(with(base(), "WM", 256)), "warp_tile_divides_block");
+  EXPECT_EQ(why(with(base(), "TN", 4)), "lanes_per_warp_32");
+  Knobs wide = base();
+  wide["WM"] = 128, wide["WN"] = 16, wide["TN"] = 8;  // 16 x 2 lanes
+  EXPECT_EQ(why(wide), "lane_layout_4x8_or_8x4");
+  Knobs one_warp = base();
+  one_warp["BM"] = 32, one_warp["BN"] = 64;
+  EXPECT_EQ(why(one_warp), "threads_in_range");
+  // 64 x 8 floats = 2 KB stages are fine; 32 x 8 x 4 = 1 KB is the smallest.
+  Knobs small = base();
+  small["BM"] = 64, small["BN"] = 32, small["BK"] = 8, small["WM"] = 32, small["WN"] = 32;
+  small["TM"] = 4, small["TN"] = 8;  // 8 x 4 lanes, 2 warps
+  EXPECT_EQ(why(small), "");
+  EXPECT_EQ(why(with(base(), "STAGES", 1)), "stages_2_to_8");
+  EXPECT_EQ(why(with(base(), "RASTER", 0)), "raster_1_to_64");
+  // 8 stages x 32 x 256 x 4 bytes = 256 KB > 227 KB.
+  EXPECT_EQ(why(with(base(), "STAGES", 8)), "smem_fits");
+  DeviceLimits small_smem;
+  small_smem.smem_optin_bytes = 48 * 1024;
+  EXPECT_EQ(why(base(), small_smem), "smem_fits");
+  // 256 x 128 with 8 x 8 per thread: 512 threads x 158 registers > 64 K.
+  Knobs big = base();
+  big["BM"] = 256, big["WM"] = 64, big["WN"] = 32;
+  EXPECT_EQ(why(big), "registers_estimate");
+}
+
+TEST(F2TmaFamily, TakesOnly16ByteProblemsWithSomethingToLoad) {
+  EXPECT_EQ(f2().cannot_implement(base(), problem(1000, 1300, 700)), "");
+  for (Op ta : {Op::N, Op::T})
+    for (Op tb : {Op::N, Op::T}) {
+      EXPECT_EQ(f2().cannot_implement(base(), problem(4, 8, 12, ta, tb)), "");
+      EXPECT_NE(f2().cannot_implement(base(), problem(1000, 1300, 700, ta, tb, 2)).find("TMA"),
+                std::string::npos);
+      EXPECT_NE(f2().cannot_implement(base(), problem(1000, 1300, 700, ta, tb, 1)), "");
+    }
+  EXPECT_NE(f2().cannot_implement(base(), problem(0, 100, 100)), "");
+  EXPECT_NE(f2().cannot_implement(base(), problem(100, 0, 100)), "");
+  EXPECT_NE(f2().cannot_implement(base(), problem(100, 100, 0)), "");
+  ProblemKey bad = problem(100, 100, 100);
+  bad.lda = 50;
+  EXPECT_NE(f2().cannot_implement(base(), bad), "");
+}
+
+TEST(F2TmaFamily, DefinesCarryEveryKnobAndTheTransposes) {
+  const auto d = f2().defines(base(), problem(100, 200, 300, Op::T, Op::N));
+  auto has = [&](const std::string& s) { return std::find(d.begin(), d.end(), s) != d.end(); };
+  EXPECT_TRUE(has("-DBM=128"));
+  EXPECT_TRUE(has("-DBK=32"));
+  EXPECT_TRUE(has("-DSTAGES=4"));
+  EXPECT_TRUE(has("-DTRANS_A=1"));
+  EXPECT_TRUE(has("-DTRANS_B=0"));
+  EXPECT_EQ(d.size(), f2().knob_names().size() + 2);
+}
+
+TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
+  const LaunchGeometry g = f2().geometry(base(), problem(1023, 1025, 1027));
+  EXPECT_EQ(g.grid.x, 8u * 9u);
+  EXPECT_EQ(g.block.x, 256u);
+  EXPECT_EQ(g.smem_bytes, 4u * 4u * 32u * 256u + 1024u + 32u);
+  EXPECT_EQ(g.k_splits, 1);
+  EXPECT_FALSE(g.has_reduce);
+  EXPECT_EQ(g.workspace_floats, 0u);
+  // NN: A (m x k) is M-contiguous, boxed 128 x 32 unswizzled; B (k x n) is K-contiguous, boxed
+  // 32 x 128 with rows of 128 bytes under the 128-byte swizzle.
+  ASSERT_TRUE(g.tma_a.used && g.tma_b.used);
+  EXPECT_FALSE(g.tma_a.k_inner);
+  EXPECT_EQ(g.tma_a.box_inner, 128u);
+  EXPECT_EQ(g.tma_a.box_outer, 32u);
+  EXPECT_EQ(g.tma_a.swizzle_bytes, 0u);
+  EXPECT_TRUE(g.tma_b.k_inner);
+  EXPECT_EQ(g.tma_b.box_inner, 32u);
+  EXPECT_EQ(g.tma_b.box_outer, 128u);
+  EXPECT_EQ(g.tma_b.swizzle_bytes, 128u);
+  // TT with BK = 16: A (k x m) K-contiguous with 64-byte rows, B (n x k) N-contiguous.
+  const LaunchGeometry t = f2().geometry(with(base(), "BK", 16), problem(100, 200, 300, Op::T, Op::T));
+  EXPECT_TRUE(t.tma_a.k_inner);
+  EXPECT_EQ(t.tma_a.box_inner, 16u);
+  EXPECT_EQ(t.tma_a.swizzle_bytes, 64u);
+  EXPECT_FALSE(t.tma_b.k_inner);
+  EXPECT_EQ(t.tma_b.box_inner, 128u);
+  EXPECT_EQ(t.tma_b.box_outer, 16u);
+  // Other families launch without tensor maps.
+  const Knobs f1_knobs = {{"BM", 128}, {"BN", 128}, {"BK", 8},      {"WM", 32},     {"WN", 64},
+                          {"TM", 8},   {"TN", 8},   {"STAGES", 3},  {"PAD", 4},     {"REGDB", 1},
+                          {"MIN_BLOCKS", 1},        {"RASTER", 1},  {"SPLITK", 1}};
+  EXPECT_FALSE(find_family("f1_simt").geometry(f1_knobs, problem(64, 64, 64)).tma_a.used);
+}
+
+TEST(F2TmaFamily, ComplexityRanksTmaAboveAnEqualPipeline) {
+  EXPECT_GT(f2().complexity(with(base(), "STAGES", 4)), f2().complexity(with(base(), "STAGES", 3)));
+  EXPECT_GT(f2().complexity(with(base(), "RASTER", 4)), f2().complexity(base()));
+  EXPECT_GE(f2().complexity(with(base(), "STAGES", 2)), 1);
+}
+
+TEST(F2TmaFamily, DefaultSpaceIsValidAndCoversBothBoxDepths) {
+  const SearchSpace space = load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f2_tma.yaml");
+  ASSERT_EQ(space.families.size(), 1u);
+  EXPECT_EQ(space.families[0].family, &f2());
+  const Enumeration e = enumerate(space, DeviceLimits{});
+  EXPECT_GE(e.valid.size(), 20u);
+  EXPECT_LE(e.valid.size(), 100u);  // one NVRTC compile per problem class each
+  bool bk16 = false, bk32 = false;
+  for (const Candidate& c : e.valid) {
+    EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
+    bk16 |= knob(c.knobs, "BK") == 16;
+    bk32 |= knob(c.knobs, "BK") == 32;
+  }
+  EXPECT_TRUE(bk16 && bk32);
+}
+
+TEST(F2TmaFamily, TensorMapEncoderRefusesWhatTmaCannotAddress) {
+  alignas(16) static float buffer[64];
+  TmaTile tile;
+  tile.used = true;
+  tile.box_inner = 8;
+  tile.box_outer = 8;
+  auto refused = [&](const float* base, int rows, int cols, int ld) {
+    try {
+      encode_operand_map(base, rows, cols, ld, tile);
+    } catch (const Error& e) {
+      return e.kind() == ErrorKind::invalid_value;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused(buffer + 1, 8, 8, 8));  // base 4 bytes off 16
+  EXPECT_TRUE(refused(buffer, 6, 8, 6));      // rows 24 bytes apart
+  EXPECT_TRUE(refused(buffer, 8, 0, 8));      // empty
+  EXPECT_TRUE(refused(buffer, 0, 8, 8));
+  EXPECT_TRUE(refused(buffer, 12, 4, 8));  // ld shorter than a column
+}
+
+}  // namespace
+}  // namespace sgt
