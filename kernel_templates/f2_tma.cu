@@ -9,7 +9,8 @@
 //   - a K-contiguous operand lands as [BX][BK] with the TMA swizzle of its row size (BK * 4
 //     bytes: 32, 64 or 128), which spreads the 16-byte chunks of 8 consecutive rows over all
 //     banks; a thread reads 4 consecutive k of one row per 128-bit load, and owns rows
-//     kLanes apart so that the lanes of a warp read consecutive rows (conflict-free).
+//     kLanes apart so that the lanes of a warp read consecutive rows (conflict-free); such an
+//     operand is streamed a row at a time against the other's 4 k held in registers.
 // The host encodes one tensor map per operand per launch (src/cuda/tensor_map.cpp) and passes
 // them after SgemmArgs as __grid_constant__ parameters.
 #include "sgemm_args.h"
@@ -78,6 +79,8 @@ static_assert(BK == 8 || BK == 16 || BK == 32, "a K-contiguous row is one TMA sw
 static_assert(kStageA * 4 % 1024 == 0 && kStageB * 4 % 1024 == 0,
               "stages keep the 1024-byte alignment the swizzle pattern repeats on");
 static_assert(STAGES >= 2, "at least a double buffer");
+static_assert(WM % 8 == 0 && WN % 8 == 0 && kLanesM >= 4 && kLanesN >= 4,
+              "a thread's first row is its lane index mod 8 (kcontig_addr)");
 
 // ---- mbarrier and TMA (PTX ISA 8.0, sm_90) --------------------------------------------------
 __device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
@@ -117,33 +120,111 @@ __device__ __forceinline__ void prefetch_map(const TmaMap& map) {
                : "memory");
 }
 
-// Byte offset of 16-byte chunk `chunk` of K-contiguous row `row` inside a stage: the TMA swizzle
-// XORs address bits [4, 4 + log2(kRowBytes / 16)) with bits [7, ...), i.e. CUTLASS's
-// Swizzle<log2(kRowBytes/16), 4, 3>.
-__device__ __forceinline__ unsigned swizzled(int row, int chunk) {
-  const unsigned off = static_cast<unsigned>(row * kRowBytes + chunk * 16);
-  return off ^ (((off >> 7) & (kRowBytes / 16 - 1)) << 4);
+// The TMA swizzle of a K-contiguous stage: 16-byte chunk c of row r lands at chunk
+// c ^ phase(r & 7), where phase XORs address bits [7, ...) into bits [4, ...) (CUTLASS's
+// Swizzle<log2(kRowBytes/16), 4, 3>; the pattern repeats every 8 rows).
+__host__ __device__ constexpr unsigned swizzle_phase(unsigned row_mod_8) {
+  return ((row_mod_8 * kRowBytes) >> 7) & (kRowBytes / 16 - 1);
 }
 
-// Fragments of k group q (k = 4q .. 4q+3) for this thread: f[kk][i] for its TX rows (or columns).
-// X-contiguous: x0 is the thread's first row; rows come in runs of 4, LANES * 4 apart.
-// K-contiguous: x0 is the thread's first row; rows are LANES apart.
+// Address of k group q of the thread's i-th row (x0 + i * LANES) of a K-contiguous stage. The
+// thread's first row x0 has x0 % 8 = its lane index (< LANES, a power of two), so the row's phase
+// splits into the lane's part (`lane_phase`, computed once) and a compile-time part from i: with
+// the loops unrolled the whole offset from `row0` is one XOR and immediates, rather than an address
+// register per (i, q) kept live across the k loop.
+template <int LANES>
+__device__ __forceinline__ unsigned kcontig_addr(unsigned row0, int i, int q, unsigned lane_phase) {
+  const unsigned rows = static_cast<unsigned>(i * LANES);
+  const unsigned chunk = (static_cast<unsigned>(q) ^ swizzle_phase(rows % 8)) ^ lane_phase;
+  return row0 + rows * kRowBytes + 16u * chunk;
+}
+
+// One 128-bit shared load: 4 floats of the stage at float offset (or swizzled byte offset).
+__device__ __forceinline__ void lds4(unsigned addr, float (&f)[4]) {
+  const float4 v = f1::lds128(addr);
+  f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w;
+}
+
+// Fragments of k row `k` of an X-contiguous stage [BK][BX]: TX values in runs of 4, LANES * 4
+// apart, from the thread's first row x0.
+template <int TX, int BX, int LANES>
+__device__ __forceinline__ void load_row(unsigned stage, int x0, int k, float (&f)[TX]) {
+#pragma unroll
+  for (int i = 0; i < TX / 4; ++i) {
+    float v[4];
+    lds4(stage + 4u * static_cast<unsigned>(k * BX + x0 + i * 4 * LANES), v);
+    f[4 * i] = v[0], f[4 * i + 1] = v[1], f[4 * i + 2] = v[2], f[4 * i + 3] = v[3];
+  }
+}
+
+// Fragments of k group q (k = 4q .. 4q+3) of either layout: f[kk][i] for the thread's TX rows.
+// K-contiguous: `row0` is the stage address of the thread's first row (see kcontig_addr).
 template <bool K_CONTIG, int TX, int BX, int LANES>
-__device__ __forceinline__ void load_group(unsigned stage, int x0, int q, float (&f)[4][TX]) {
+__device__ __forceinline__ void load_group(unsigned stage, unsigned row0, unsigned lane_phase,
+                                           int x0, int q, float (&f)[4][TX]) {
   if constexpr (K_CONTIG) {
 #pragma unroll
     for (int i = 0; i < TX; ++i) {
-      const float4 v = f1::lds128(stage + swizzled(x0 + i * LANES, q));
-      f[0][i] = v.x, f[1][i] = v.y, f[2][i] = v.z, f[3][i] = v.w;
+      float v[4];
+      lds4(kcontig_addr<LANES>(row0, i, q, lane_phase), v);
+      f[0][i] = v[0], f[1][i] = v[1], f[2][i] = v[2], f[3][i] = v[3];
+    }
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) load_row<TX, BX, LANES>(stage, x0, 4 * q + kk, f[kk]);
+  }
+}
+
+// acc += the products of k group q of the stages at sa, sb. Every accumulator sums its k in
+// increasing order whatever the layouts. Registers decide the loop order: a K-contiguous operand
+// yields 4 k of one row per load, so it is streamed one row (column) at a time against the
+// other operand's 4 k held in registers; two X-contiguous operands go one k at a time, as in F1.
+// Where this thread reads each stage: its first row of A and column of B, and for K-contiguous
+// operands the byte offset of that row and its swizzle phase.
+struct FragOrigin {
+  int a0, b0;
+  unsigned a_row, b_row;        // x0 * kRowBytes (K-contiguous operands only)
+  unsigned a_phase, b_phase;    // swizzle_phase(x0 % 8)
+};
+
+__device__ __forceinline__ void mma_group(unsigned sa, unsigned sb, const FragOrigin& o, int q,
+                                          float (&acc)[TM][TN]) {
+  if constexpr (kKContigB) {
+    float fa[4][TM];
+    load_group<kKContigA, TM, BM, kLanesM>(sa, sa + o.a_row, o.a_phase, o.a0, q, fa);
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      float b[4];
+      lds4(kcontig_addr<kLanesN>(sb + o.b_row, j, q, o.b_phase), b);
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(fa[kk][i], b[kk], acc[i][j]);
+      }
+    }
+  } else if constexpr (kKContigA) {
+    float fb[4][TN];
+    load_group<false, TN, BN, kLanesN>(sb, 0, 0, o.b0, q, fb);
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      float a[4];
+      lds4(kcontig_addr<kLanesM>(sa + o.a_row, i, q, o.a_phase), a);
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[kk], fb[kk][j], acc[i][j]);
+      }
     }
   } else {
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
+      float fa[TM], fb[TN];
+      load_row<TM, BM, kLanesM>(sa, o.a0, 4 * q + kk, fa);
+      load_row<TN, BN, kLanesN>(sb, o.b0, 4 * q + kk, fb);
 #pragma unroll
-      for (int i = 0; i < TX / 4; ++i) {
-        const float4 v = f1::lds128(
-            stage + 4u * static_cast<unsigned>((4 * q + kk) * BX + x0 + i * 4 * LANES));
-        f[kk][4 * i] = v.x, f[kk][4 * i + 1] = v.y, f[kk][4 * i + 2] = v.z, f[kk][4 * i + 3] = v.w;
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
       }
     }
   }
@@ -212,6 +293,13 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
   // This thread's first row of the A tile and first column of the B tile (see frag_index).
   const int a0 = (warp % kWarpsM) * WM + (kKContigA ? lane_m : lane_m * 4);
   const int b0 = (warp / kWarpsM) * WN + (kKContigB ? lane_n : lane_n * 4);
+  // Warp tiles start on multiples of 8 rows, so x0 % 8 is the lane index (kcontig_addr).
+  const FragOrigin origin = {a0,
+                             b0,
+                             static_cast<unsigned>(a0 * kRowBytes),
+                             static_cast<unsigned>(b0 * kRowBytes),
+                             swizzle_phase(static_cast<unsigned>(a0 % 8)),
+                             swizzle_phase(static_cast<unsigned>(b0 % 8))};
 
   float acc[TM][TN];
 #pragma unroll
@@ -225,19 +313,7 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
     wait_phase(bar0 + 8u * s, static_cast<unsigned>(t / STAGES) & 1u);
     const unsigned sa = sa0 + 4u * s * kStageA, sb = sb0 + 4u * s * kStageB;
 #pragma unroll
-    for (int q = 0; q < BK / 4; ++q) {
-      float fa[4][TM], fb[4][TN];
-      load_group<kKContigA, TM, BM, kLanesM>(sa, a0, q, fa);
-      load_group<kKContigB, TN, BN, kLanesN>(sb, b0, q, fb);
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-#pragma unroll
-        for (int i = 0; i < TM; ++i) {
-#pragma unroll
-          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[kk][i], fb[kk][j], acc[i][j]);
-        }
-      }
-    }
+    for (int q = 0; q < BK / 4; ++q) mma_group(sa, sb, origin, q, acc);
     __syncthreads();  // every read of stage s retired before TMA overwrites it
     if (producer && t + STAGES < ktiles) issue(t + STAGES, s);
   }

@@ -4,7 +4,12 @@
 #     at the edge shapes, all transposes, padded leading dimensions; the family-wide checks) and
 #     compute-sanitizer memcheck over the family's sanitizer sample;
 #   PHASE=tune: its default space tuned over the large problems of tools/device/f2_tma/large.csv
-#     (SPACE: another space), the best 8 confirmed in interleaved rounds with cuBLAS.
+#     (SPACE: another space), the best 8 confirmed in interleaved rounds with cuBLAS;
+#   PHASE=refresh: the shipped database imported, the problems of tools/device/f2_tma/retune.csv
+#     tuned again with F2's space against cuBLAS and cuBLASLt's best of 8 (--retune), the winners
+#     exported (nvidia-h200.json, shipped.db);
+#   PHASE=bench: the public suite benched on $REFRESHED (a database from the refresh phase)
+#     against cuBLAS and cuBLASLt.
 # Output: $OUT/f2-$PHASE.tar.gz. Never touches clocks or GPU settings.
 # Binaries: NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
 set -uo pipefail
@@ -26,6 +31,24 @@ case $phase in
       --lt-algos 0 --json
     sgemm-tune report --db "$res/f2.db" > "$res/report.txt" 2>&1
     head -60 "$res/report.txt"
+    ;;
+  refresh)
+    sgemm-tune import tuner_db/nvidia-h200.json --db "$res/shipped.db" > "$res/import.log" 2>&1
+    echo "import: exit $?"
+    timed retune timeout 480 sgemm-tune tune --shapes tools/device/f2_tma/retune.csv \
+      --db "$res/shipped.db" --space "$space/f2_tma.yaml" --settings "$settings" --retune \
+      --lt-algos 8 --json
+    grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
+    sgemm-tune export --db "$res/shipped.db" --winners-only -o "$res/nvidia-h200.json" \
+      > "$res/export.log" 2>&1
+    echo "export: exit $?"
+    ;;
+  bench)
+    sgemm-tune import "$REFRESHED" --db "$res/bench.db" > "$res/import.log" 2>&1
+    echo "import: exit $?"
+    timed bench timeout 420 sgemm-tune bench --shapes configs/shapes/public.csv --db "$res/bench.db" \
+      --lt-algos 8 --json "$res/bench.data.json"
+    cat "$res/bench.json"
     ;;
 esac
 tar -C "$res" -czf "$out/f2-$phase.tar.gz" .
