@@ -9,26 +9,26 @@ set label 9 'problem (ratio, winner)' at screen 0.755, screen 0.93 left font ',1
 set label 10 ' 1  NN 64x64x65536  1.37x f4_skinny' at screen 0.755, screen 0.8980 left font ',9' noenhanced
 set label 11 ' 2  NN 100x10000x1000  1.00x cuBLAS' at screen 0.755, screen 0.8660 left font ',9' noenhanced
 set label 12 ' 3  NN 257x511x129 align=1  1.00x cuBLAS' at screen 0.755, screen 0.8340 left font ',9' noenhanced
-set label 13 ' 4  NN 512x512x512  1.00x cuBLAS' at screen 0.755, screen 0.8020 left font ',9' noenhanced
+set label 13 ' 4  NN 512x512x512  1.04x cublaslt' at screen 0.755, screen 0.8020 left font ',9' noenhanced
 set label 14 ' 5  NN 1000x1300x700  1.00x cuBLAS' at screen 0.755, screen 0.7700 left font ',9' noenhanced
 set label 15 ' 6  NN 1023x1025x1027 align=1  1.00x cuBLAS' at screen 0.755, screen 0.7380 left font ',9' noenhanced
-set label 16 ' 7  NN 1024x1024x1024  1.09x cublaslt' at screen 0.755, screen 0.7060 left font ',9' noenhanced
+set label 16 ' 7  NN 1024x1024x1024  1.10x cublaslt' at screen 0.755, screen 0.7060 left font ',9' noenhanced
 set label 17 ' 8  NN 2048x2048x2048  1.00x cuBLAS' at screen 0.755, screen 0.6740 left font ',9' noenhanced
-set label 18 ' 9  NN 3000x3000x3000  1.00x cuBLAS' at screen 0.755, screen 0.6420 left font ',9' noenhanced
+set label 18 ' 9  NN 3000x3000x3000  1.07x f2_tma' at screen 0.755, screen 0.6420 left font ',9' noenhanced
 set label 19 '10  NN 4096x1x4096  1.00x cuBLAS' at screen 0.755, screen 0.6100 left font ',9' noenhanced
 set label 20 '11  NN 4096x16x4096  3.06x f4_skinny' at screen 0.755, screen 0.5780 left font ',9' noenhanced
 set label 21 '12  NN 4096x128x4096  1.00x cuBLAS' at screen 0.755, screen 0.5460 left font ',9' noenhanced
 set label 22 '13  NN 4096x2048x11008  1.00x cuBLAS' at screen 0.755, screen 0.5140 left font ',9' noenhanced
 set label 23 '14  NN 4096x4096x4096  1.00x cuBLAS' at screen 0.755, screen 0.4820 left font ',9' noenhanced
 set label 24 '15  NN 8192x8192x64  1.12x f1_simt' at screen 0.755, screen 0.4500 left font ',9' noenhanced
-set label 25 '16  NN 8192x8192x8192  1.00x cuBLAS' at screen 0.755, screen 0.4180 left font ',9' noenhanced
-set label 26 '17  NN 11008x2048x4096  1.00x cuBLAS' at screen 0.755, screen 0.3860 left font ',9' noenhanced
+set label 25 '16  NN 8192x8192x8192  1.01x cublaslt' at screen 0.755, screen 0.4180 left font ',9' noenhanced
+set label 26 '17  NN 11008x2048x4096  1.03x f2_tma' at screen 0.755, screen 0.3860 left font ',9' noenhanced
 set label 27 '18  NN 12288x2048x4096  1.00x cuBLAS' at screen 0.755, screen 0.3540 left font ',9' noenhanced
 set label 28 '19  NN 32000x16x4096  1.69x f4_skinny' at screen 0.755, screen 0.3220 left font ',9' noenhanced
 set label 29 '20  NN 65536x64x64  1.00x cuBLAS' at screen 0.755, screen 0.2900 left font ',9' noenhanced
-set label 30 '21  NT 4096x4096x4096  1.04x cublaslt' at screen 0.755, screen 0.2580 left font ',9' noenhanced
+set label 30 '21  NT 4096x4096x4096  1.04x f2_tma' at screen 0.755, screen 0.2580 left font ',9' noenhanced
 set label 31 '22  TN 4096x4096x4096  1.00x cuBLAS' at screen 0.755, screen 0.2260 left font ',9' noenhanced
-set label 32 '23  TT 1000x1300x700  1.11x cublaslt' at screen 0.755, screen 0.1940 left font ',9' noenhanced
+set label 32 '23  TT 1000x1300x700  1.12x cublaslt' at screen 0.755, screen 0.1940 left font ',9' noenhanced
 set title 'SGEMM roofline: NVIDIA H200 (sm_90, 132 SMs at 1980 MHz)' noenhanced
 set logscale xy
 set xrange [0.1249:5461]
