@@ -7,6 +7,7 @@
 
 #include "sgemm_args.h"
 #include "space/family.hpp"
+#include "space/warp_tiling.hpp"
 
 namespace sgt {
 namespace {
@@ -44,7 +45,6 @@ struct Shape {
         pad(knob(k, "PAD")) {}
   int warps() const { return (wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) : 0; }
   int threads() const { return 32 * warps(); }
-  int lanes_m() const { return tm > 0 ? wm / tm : 0; }
   int lanes_n() const { return tn > 0 ? wn / tn : 0; }
   // K-major stages of A and B, each k row padded by PAD floats.
   std::int64_t smem_bytes() const { return std::int64_t{4} * stages * bk * (bm + bn + 2 * pad); }
@@ -77,7 +77,7 @@ class F1Simt final : public Family {
   std::vector<std::string> knob_names() const override { return names(); }
 
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
-    return {
+    std::vector<Constraint> c = {
         {"tiles_power_of_two",
          [](const Knobs& k) {
            const Shape s(k);
@@ -96,28 +96,9 @@ class F1Simt final : public Family {
            const Shape s(k);
            return in(s.tm, 4, 16) && in(s.tn, 4, 16);
          }},
-        {"warp_tile_divides_block",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return s.wm > 0 && s.wn > 0 && s.wm <= s.bm && s.wn <= s.bn && s.bm % s.wm == 0 &&
-                  s.bn % s.wn == 0;
-         }},
-        {"lanes_per_warp_32",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return s.tm > 0 && s.tn > 0 && s.wm % s.tm == 0 && s.wn % s.tn == 0 &&
-                  s.lanes_m() * s.lanes_n() == 32;
-         }},
-        // At most 8 distinct float4 per warp and k row: 128-bit shared loads stay conflict-free.
-        {"lane_layout_4x8_or_8x4",
-         [](const Knobs& k) {
-           const int lm = Shape(k).lanes_m();
-           return lm == 4 || lm == 8;
-         }},
-        {"threads_in_range",
-         [lim](const Knobs& k) {
-           return in(Shape(k).threads(), 64, std::min(1024, lim.max_threads_per_block));
-         }},
+    };
+    for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));
+    const std::vector<Constraint> rest = {
         // Every thread issues the same number of 16-byte (and 4-byte transposing) copies.
         {"loader_divides_tile",
          [](const Knobs& k) {
@@ -177,6 +158,8 @@ class F1Simt final : public Family {
            return Shape(k).threads() * knob(k, "MIN_BLOCKS") <= kMaxThreadsPerSm;
          }},
     };
+    c.insert(c.end(), rest.begin(), rest.end());
+    return c;
   }
 
   std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const override {

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "space/family.hpp"
+#include "space/warp_tiling.hpp"
 
 namespace sgt {
 namespace {
@@ -35,7 +36,6 @@ struct Shape {
         tn(knob(k, "TN")),
         stages(knob(k, "STAGES")) {}
   int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
-  int lanes_m() const { return tm > 0 ? wm / tm : 0; }
   // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
     return std::int64_t{4} * stages * bk * (bm + bn) + kAlignSlackBytes + 8 * stages;
@@ -61,7 +61,7 @@ class F2Tma final : public Family {
   std::vector<std::string> knob_names() const override { return names(); }
 
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
-    return {
+    std::vector<Constraint> c = {
         {"needs_sm_90", [lim](const Knobs&) { return lim.cc >= 90; }},
         {"tiles_power_of_two",
          [](const Knobs& k) {
@@ -82,29 +82,9 @@ class F2Tma final : public Family {
            const Shape s(k);
            return in(s.tm, 4, 16) && in(s.tn, 4, 16);
          }},
-        {"warp_tile_divides_block",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return s.wm > 0 && s.wn > 0 && s.wm <= s.bm && s.wn <= s.bn && s.bm % s.wm == 0 &&
-                  s.bn % s.wn == 0;
-         }},
-        {"lanes_per_warp_32",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return s.tm > 0 && s.tn > 0 && s.wm % s.tm == 0 && s.wn % s.tn == 0 &&
-                  s.lanes_m() * (s.wn / s.tn) == 32;
-         }},
-        // At most 8 distinct 16-byte chunks per warp and shared load: conflict-free in both
-        // layouts (8 consecutive rows cover the 8 swizzled chunk positions).
-        {"lane_layout_4x8_or_8x4",
-         [](const Knobs& k) {
-           const int lm = Shape(k).lanes_m();
-           return lm == 4 || lm == 8;
-         }},
-        {"threads_in_range",
-         [lim](const Knobs& k) {
-           return in(Shape(k).threads(), 64, std::min(1024, lim.max_threads_per_block));
-         }},
+    };
+    for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));
+    const std::vector<Constraint> rest = {
         // Each stage starts on the 1024-byte boundary the swizzle pattern repeats on.
         {"stage_bytes_multiple_of_1024",
          [](const Knobs& k) {
@@ -123,6 +103,8 @@ class F2Tma final : public Family {
                   regs * s.threads() <= lim.regs_per_sm;
          }},
     };
+    c.insert(c.end(), rest.begin(), rest.end());
+    return c;
   }
 
   std::string cannot_implement(const Knobs&, const ProblemKey& p) const override {

@@ -1,0 +1,37 @@
+#include "space/warp_tiling.hpp"
+
+#include <algorithm>
+
+namespace sgt {
+
+int warp_tiled_threads(const Knobs& k) {
+  const int wm = knob(k, "WM"), wn = knob(k, "WN");
+  return (wm > 0 && wn > 0) ? 32 * (knob(k, "BM") / wm) * (knob(k, "BN") / wn) : 0;
+}
+
+std::vector<Constraint> warp_tiling_constraints(const DeviceLimits& lim) {
+  return {
+      {"warp_tile_divides_block",
+       [](const Knobs& k) {
+         const int bm = knob(k, "BM"), bn = knob(k, "BN"), wm = knob(k, "WM"), wn = knob(k, "WN");
+         return wm > 0 && wn > 0 && wm <= bm && wn <= bn && bm % wm == 0 && bn % wn == 0;
+       }},
+      {"lanes_per_warp_32",
+       [](const Knobs& k) {
+         const int wm = knob(k, "WM"), wn = knob(k, "WN"), tm = knob(k, "TM"), tn = knob(k, "TN");
+         return tm > 0 && tn > 0 && wm % tm == 0 && wn % tn == 0 && (wm / tm) * (wn / tn) == 32;
+       }},
+      {"lane_layout_4x8_or_8x4",
+       [](const Knobs& k) {
+         const int lanes_m = knob(k, "WM") / knob(k, "TM");
+         return lanes_m == 4 || lanes_m == 8;
+       }},
+      {"threads_in_range",
+       [lim](const Knobs& k) {
+         const int threads = warp_tiled_threads(k);
+         return threads >= 64 && threads <= std::min(1024, lim.max_threads_per_block);
+       }},
+  };
+}
+
+}  // namespace sgt

@@ -1,0 +1,20 @@
+// What the warp-tiled SIMT families (F1, F2) share: a block tile BM x BN split into warp tiles
+// WM x WN of 32 lanes, each lane computing TM x TN from groups of 4. The constraints on those six
+// knobs, and the derived thread count.
+#pragma once
+
+#include <vector>
+
+#include "space/family.hpp"
+
+namespace sgt {
+
+// 32 x (BM / WM) x (BN / WN); 0 while WM or WN is 0.
+int warp_tiled_threads(const Knobs& k);
+
+// In this order: warp_tile_divides_block, lanes_per_warp_32, lane_layout_4x8_or_8x4 (at most 8
+// distinct 16-byte fragment loads per warp and k: conflict-free shared reads) and
+// threads_in_range (64 up to the device's block limit, at most 1024).
+std::vector<Constraint> warp_tiling_constraints(const DeviceLimits& limits);
+
+}  // namespace sgt
