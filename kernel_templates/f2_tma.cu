@@ -43,10 +43,6 @@
 #ifndef RASTER
 #define RASTER 1  // N tiles per rasterization group (L2 locality)
 #endif
-#ifndef RELEASE
-#define RELEASE 0  // how a computed stage goes back to the producer: 0 __syncthreads, 1 an
-                   // "empty" mbarrier each warp arrives on (no block-wide barrier per k tile)
-#endif
 // Problem class, from the ProblemKey. TMA needs 16-byte alignment: ALIGN is always 4 here.
 #ifndef TRANS_A
 #define TRANS_A 0
@@ -93,11 +89,6 @@ __device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
 // Makes the initialized barriers visible to the async (TMA) proxy.
 __device__ __forceinline__ void fence_barrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-// One arrival (a warp's, on an empty barrier); release semantics order the warp's shared reads
-// before the producer's next TMA write into the stage.
-__device__ __forceinline__ void arrive(unsigned bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // The issuing thread's arrival, announcing the bytes the copies of this phase will deliver.
 __device__ __forceinline__ void arrive_expect_bytes(unsigned bar, unsigned bytes) {
@@ -257,8 +248,7 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
   const unsigned base = (static_cast<unsigned>(__cvta_generic_to_shared(f2_smem)) + 1023u) & ~1023u;
   const unsigned sa0 = base;                                  // [STAGES] A stages
   const unsigned sb0 = sa0 + 4u * STAGES * kStageA;           // [STAGES] B stages
-  const unsigned bar0 = sb0 + 4u * STAGES * kStageB;          // [STAGES] "full" mbarriers
-  const unsigned empty0 = bar0 + 8u * STAGES;                 // [STAGES] "empty" (RELEASE 1)
+  const unsigned bar0 = sb0 + 4u * STAGES * kStageB;          // [STAGES] 8-byte mbarriers
 
   const int tiles_m = (args.m + BM - 1) / BM;
   const int tiles_n = (args.n + BN - 1) / BN;
@@ -288,10 +278,7 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
     prefetch_map(map_a);
     prefetch_map(map_b);
 #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {
-      barrier_init(bar0 + 8u * s, 1);
-      if (RELEASE == 1) barrier_init(empty0 + 8u * s, kWarpsM * kWarpsN);
-    }
+    for (int s = 0; s < STAGES; ++s) barrier_init(bar0 + 8u * s, 1);
     fence_barrier_init();
   }
   __syncthreads();  // barriers initialized before anyone waits on them
@@ -327,19 +314,8 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
     const unsigned sa = sa0 + 4u * s * kStageA, sb = sb0 + 4u * s * kStageB;
 #pragma unroll
     for (int q = 0; q < BK / 4; ++q) mma_group(sa, sb, origin, q, acc);
-    if constexpr (RELEASE == 1) {
-      // Each warp hands the stage back once all its lanes have read it; only the producer
-      // waits for every warp, and the others go on to the tiles already in flight.
-      __syncwarp();
-      if (lane == 0) arrive(empty0 + 8u * s);
-      if (producer && t + STAGES < ktiles) {
-        wait_phase(empty0 + 8u * s, static_cast<unsigned>(t / STAGES) & 1u);
-        issue(t + STAGES, s);
-      }
-    } else {
-      __syncthreads();  // every read of stage s retired before TMA overwrites it
-      if (producer && t + STAGES < ktiles) issue(t + STAGES, s);
-    }
+    __syncthreads();  // every read of stage s retired before TMA overwrites it
+    if (producer && t + STAGES < ktiles) issue(t + STAGES, s);
   }
 
   // Epilogue: C is column-major and 16-byte aligned (ALIGN 4). Rows in runs of 4 (X-contiguous

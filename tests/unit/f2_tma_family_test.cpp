@@ -19,7 +19,7 @@ const Family& f2() { return find_family("f2_tma"); }
 // The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
 Knobs base() {
   return {{"BM", 128}, {"BN", 128}, {"BK", 32},     {"WM", 32},    {"WN", 64},
-          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"RELEASE", 0}};
+          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -75,8 +75,6 @@ TEST(F2TmaFamily, EachConstraintRejectsWhatItNames) {
   EXPECT_EQ(why(small), "");
   EXPECT_EQ(why(with(base(), "STAGES", 1)), "stages_2_to_8");
   EXPECT_EQ(why(with(base(), "RASTER", 0)), "raster_1_to_64");
-  EXPECT_EQ(why(with(base(), "RELEASE", 2)), "release_0_or_1");
-  EXPECT_EQ(why(with(base(), "RELEASE", 1)), "");
   // 8 stages x 32 x 256 x 4 bytes = 256 KB > 227 KB.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "smem_fits");
   DeviceLimits small_smem;
@@ -120,7 +118,7 @@ TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
   const LaunchGeometry g = f2().geometry(base(), problem(1023, 1025, 1027));
   EXPECT_EQ(g.grid.x, 8u * 9u);
   EXPECT_EQ(g.block.x, 256u);
-  EXPECT_EQ(g.smem_bytes, 4u * 4u * 32u * 256u + 1024u + 64u);
+  EXPECT_EQ(g.smem_bytes, 4u * 4u * 32u * 256u + 1024u + 32u);
   EXPECT_EQ(g.k_splits, 1);
   EXPECT_FALSE(g.has_reduce);
   EXPECT_EQ(g.workspace_floats, 0u);
@@ -153,7 +151,6 @@ TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
 TEST(F2TmaFamily, ComplexityRanksTmaAboveAnEqualPipeline) {
   EXPECT_GT(f2().complexity(with(base(), "STAGES", 4)), f2().complexity(with(base(), "STAGES", 3)));
   EXPECT_GT(f2().complexity(with(base(), "RASTER", 4)), f2().complexity(base()));
-  EXPECT_GT(f2().complexity(with(base(), "RELEASE", 1)), f2().complexity(base()));
   EXPECT_GE(f2().complexity(with(base(), "STAGES", 2)), 1);
 }
 

@@ -15,8 +15,8 @@ namespace {
 constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM", "BN",     "BK",     "WM",     "WN",
-                                             "TM", "TN",     "STAGES", "RASTER", "RELEASE"};
+  static const std::vector<std::string> n = {"BM", "BN", "BK", "WM",     "WN",
+                                             "TM", "TN", "STAGES", "RASTER"};
   return n;
 }
 
@@ -36,10 +36,9 @@ struct Shape {
         tn(knob(k, "TN")),
         stages(knob(k, "STAGES")) {}
   int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
-  // Dense stages of A and B, the alignment slack and two 8-byte mbarriers per stage (full and
-  // empty; the second is used with RELEASE = 1).
+  // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
-    return std::int64_t{4} * stages * bk * (bm + bn) + kAlignSlackBytes + 16 * stages;
+    return std::int64_t{4} * stages * bk * (bm + bn) + kAlignSlackBytes + 8 * stages;
   }
   // Accumulators + fragments of 4 k steps + addressing.
   int registers_estimate() const { return tm * tn + 4 * (tm + tn) + 30; }
@@ -94,7 +93,6 @@ class F2Tma final : public Family {
          }},
         {"stages_2_to_8", [](const Knobs& k) { return in(knob(k, "STAGES"), 2, 8); }},
         {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
-        {"release_0_or_1", [](const Knobs& k) { return in(knob(k, "RELEASE"), 0, 1); }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
         {"registers_estimate",
@@ -143,7 +141,7 @@ class F2Tma final : public Family {
 
   // Each optional mechanism adds one; TMA itself is one, so F1 wins a tie at equal depth.
   int complexity(const Knobs& k) const override {
-    return 1 + (knob(k, "STAGES") - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + knob(k, "RELEASE");
+    return 1 + (knob(k, "STAGES") - 2) + (knob(k, "RASTER") > 1 ? 1 : 0);
   }
 };
 
