@@ -9,6 +9,23 @@ int warp_tiled_threads(const Knobs& k) {
   return (wm > 0 && wn > 0) ? 32 * (knob(k, "BM") / wm) * (knob(k, "BN") / wn) : 0;
 }
 
+Constraint tiles_power_of_two() {
+  return {"tiles_power_of_two", [](const Knobs& k) {
+            for (const char* name : {"BM", "BN", "BK", "WM", "WN", "TM", "TN"}) {
+              const int v = knob(k, name);
+              if (v <= 0 || (v & (v - 1)) != 0) return false;
+            }
+            return true;
+          }};
+}
+
+Constraint thread_tile_4_to_16() {
+  return {"thread_tile_4_to_16", [](const Knobs& k) {
+            const int tm = knob(k, "TM"), tn = knob(k, "TN");
+            return tm >= 4 && tm <= 16 && tn >= 4 && tn <= 16;
+          }};
+}
+
 std::vector<Constraint> warp_tiling_constraints(const DeviceLimits& lim) {
   return {
       {"warp_tile_divides_block",

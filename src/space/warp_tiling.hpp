@@ -12,6 +12,11 @@ namespace sgt {
 // 32 x (BM / WM) x (BN / WN); 0 while WM or WN is 0.
 int warp_tiled_threads(const Knobs& k);
 
+// Every tile extent (BM, BN, BK, WM, WN, TM, TN) a power of two.
+Constraint tiles_power_of_two();
+// TM and TN in 4..16: thread tiles are built from groups of 4 (one 128-bit shared load each).
+Constraint thread_tile_4_to_16();
+
 // In this order: warp_tile_divides_block, lanes_per_warp_32, lane_layout_4x8_or_8x4 (at most 8
 // distinct 16-byte fragment loads per warp and k: conflict-free shared reads) and
 // threads_in_range (64 up to the device's block limit, at most 1024).

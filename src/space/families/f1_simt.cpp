@@ -26,7 +26,6 @@ const std::vector<std::string>& names() {
   return n;
 }
 
-bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -78,12 +77,7 @@ class F1Simt final : public Family {
 
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
     std::vector<Constraint> c = {
-        {"tiles_power_of_two",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return pow2(s.bm) && pow2(s.bn) && pow2(s.bk) && pow2(s.wm) && pow2(s.wn) &&
-                  pow2(s.tm) && pow2(s.tn);
-         }},
+        tiles_power_of_two(),
         {"block_tile_16_to_256",
          [](const Knobs& k) {
            const Shape s(k);
@@ -91,11 +85,7 @@ class F1Simt final : public Family {
          }},
         // The transposing loader moves 8 consecutive k per 32-byte sector.
         {"bk_8_to_64", [](const Knobs& k) { return in(knob(k, "BK"), 8, 64); }},
-        {"thread_tile_4x4_subtiles",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return in(s.tm, 4, 16) && in(s.tn, 4, 16);
-         }},
+        thread_tile_4_to_16(),
     };
     for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));
     const std::vector<Constraint> rest = {

@@ -20,7 +20,6 @@ const std::vector<std::string>& names() {
   return n;
 }
 
-bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -63,12 +62,7 @@ class F2Tma final : public Family {
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
     std::vector<Constraint> c = {
         {"needs_sm_90", [lim](const Knobs&) { return lim.cc >= 90; }},
-        {"tiles_power_of_two",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return pow2(s.bm) && pow2(s.bn) && pow2(s.bk) && pow2(s.wm) && pow2(s.wn) &&
-                  pow2(s.tm) && pow2(s.tn);
-         }},
+        tiles_power_of_two(),
         // A TMA box spans at most 256 elements per dimension.
         {"block_tile_32_to_256",
          [](const Knobs& k) {
@@ -77,11 +71,7 @@ class F2Tma final : public Family {
          }},
         // A K-contiguous row (BK floats) is one TMA swizzle span: 32, 64 or 128 bytes.
         {"bk_8_to_32", [](const Knobs& k) { return in(knob(k, "BK"), 8, 32); }},
-        {"thread_tile_4_to_16",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return in(s.tm, 4, 16) && in(s.tn, 4, 16);
-         }},
+        thread_tile_4_to_16(),
     };
     for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));
     const std::vector<Constraint> rest = {
