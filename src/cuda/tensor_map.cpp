@@ -24,7 +24,9 @@ CUtensorMapSwizzle swizzle_mode(unsigned bytes) {
 
 }  // namespace
 
-CUtensorMap encode_operand_map(const float* base, int rows, int cols, int ld, const TmaTile& tile) {
+CUtensorMap encode_operand_map(const float* base, int x, int k, int ld, const TmaTile& tile) {
+  const int rows = tile.k_inner ? k : x;  // the contiguous dimension
+  const int cols = tile.k_inner ? x : k;
   if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0 || ld % 4 != 0 || rows < 1 || cols < 1 ||
       ld < rows)
     throw Error(ErrorKind::invalid_value,

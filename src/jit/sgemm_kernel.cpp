@@ -45,11 +45,8 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
   CUtensorMap map_a, map_b;
   void* params[] = {&args, &map_a, &map_b};  // sgemm_main(SgemmArgs[, map_a, map_b])
   if (g.tma_a.used) {
-    // Stored extents: A is m x k (N) or k x m (T), B is k x n (N) or n x k (T).
-    map_a = g.tma_a.k_inner ? encode_operand_map(args.a, args.k, args.m, args.lda, g.tma_a)
-                            : encode_operand_map(args.a, args.m, args.k, args.lda, g.tma_a);
-    map_b = g.tma_b.k_inner ? encode_operand_map(args.b, args.k, args.n, args.ldb, g.tma_b)
-                            : encode_operand_map(args.b, args.n, args.k, args.ldb, g.tma_b);
+    map_a = encode_operand_map(args.a, args.m, args.k, args.lda, g.tma_a);
+    map_b = encode_operand_map(args.b, args.n, args.k, args.ldb, g.tma_b);
   }
   SGT_CU_CHECK(api.cuLaunchKernel(main_, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
                                   g.block.z, g.smem_bytes, reinterpret_cast<CUstream>(stream),

@@ -176,9 +176,9 @@ TEST(F2TmaFamily, TensorMapEncoderRefusesWhatTmaCannotAddress) {
   tile.used = true;
   tile.box_inner = 8;
   tile.box_outer = 8;
-  auto refused = [&](const float* base, int rows, int cols, int ld) {
+  auto refused = [&](const float* base, int x, int k, int ld) {
     try {
-      encode_operand_map(base, rows, cols, ld, tile);
+      encode_operand_map(base, x, k, ld, tile);
     } catch (const Error& e) {
       return e.kind() == ErrorKind::invalid_value;
     }
