@@ -13,7 +13,12 @@
 //     operand is streamed a row at a time against the other's 4 k held in registers.
 // The host encodes one tensor map per operand per launch (src/cuda/tensor_map.cpp) and passes
 // them after SgemmArgs as __grid_constant__ parameters.
+//
+// SPLITK > 1 splits K over blockIdx.z for problems with too few tiles to fill the GPU: each split
+// stores its partial tile to the workspace and the last split of a tile to arrive sums them all in
+// split order (deterministic) and writes C, in the same launch.
 #include "sgemm_args.h"
+#include "split_k_serial.cuh"
 
 // ---- Knobs (host side: src/space/families/f2_tma.cpp). Defaults: a 128x128x32 tile. ---------
 #ifndef BM
@@ -42,6 +47,9 @@
 #endif
 #ifndef RASTER
 #define RASTER 1  // N tiles per rasterization group (L2 locality)
+#endif
+#ifndef SPLITK
+#define SPLITK 1  // K splits at most (>1: partial tiles to the workspace, summed by the last split)
 #endif
 // Problem class, from the ProblemKey. TMA needs 16-byte alignment: ALIGN is always 4 here.
 #ifndef TRANS_A
@@ -79,6 +87,7 @@ static_assert(BK == 8 || BK == 16 || BK == 32, "a K-contiguous row is one TMA sw
 static_assert(kStageA * 4 % 1024 == 0 && kStageB * 4 % 1024 == 0,
               "stages keep the 1024-byte alignment the swizzle pattern repeats on");
 static_assert(STAGES >= 2, "at least a double buffer");
+static_assert(SPLITK >= 1 && RASTER >= 1, "knob ranges");
 static_assert(WM % 8 == 0 && WN % 8 == 0 && kLanesM >= 4 && kLanesN >= 4,
               "a thread's first row is its lane index mod 8 (kcontig_addr)");
 
@@ -236,6 +245,74 @@ __device__ __forceinline__ int frag_index(int x0, int i) {
   return K_CONTIG ? x0 + i * LANES : x0 + (i / 4) * 4 * LANES + i % 4;
 }
 
+// C from the thread's fragments, 4 rows at a time: values(i, j, v) yields fragment rows i..i+3 of
+// fragment column j. C is column-major and 16-byte aligned (ALIGN 4). Rows in runs of 4
+// (X-contiguous A) take 128-bit accesses; rows kLanesM apart (K-contiguous A) take scalar ones,
+// which the lanes of a warp still cover as consecutive rows.
+template <class Values>
+__device__ __forceinline__ void write_c(const SgemmArgs& args, int m0, int n0, int a0, int b0,
+                                        Values values) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int col = n0 + frag_index<kKContigB, kLanesN>(b0, j);
+    if (col >= args.n) continue;
+    float* const c_col = args.c + static_cast<long long>(col) * args.ldc;
+#pragma unroll
+    for (int i = 0; i < TM; i += 4) {
+      float v[4];
+      values(i, j, v);
+      if constexpr (!kKContigA) {
+        const int row = m0 + frag_index<false, kLanesM>(a0, i);
+        if (row < args.m) f1::update4<4>(c_col + row, args.m - row, v, args.alpha, args.beta);
+      } else {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int row = m0 + frag_index<true, kLanesM>(a0, i + r);
+          if (row >= args.m) continue;
+          float one[4] = {v[r], 0.0f, 0.0f, 0.0f};
+          f1::update4<1>(c_col + row, 1, one, args.alpha, args.beta);
+        }
+      }
+    }
+  }
+}
+
+// Split-K partial tiles: [split][tile][group][thread] float4s, group (i / 4) * TN + j holding
+// fragment rows i..i+3 of column j, so that every store and load is a coalesced 128-bit access of
+// the thread's own accumulators and needs no bounds check.
+__device__ __forceinline__ size_t partial_group(int i, int j) {
+  return static_cast<size_t>((i / 4) * TN + j) * kThreads;
+}
+
+// Split-K epilogue: stores this block's partial tile; the last split of the tile to arrive sums
+// every split's partial tile in split order (the same sums whichever split that is) and writes C.
+// The sums are read back from the workspace, its own split's too, so that the accumulators are
+// dead once stored (no registers held across the reduction).
+__device__ __forceinline__ void reduce_splits(const SgemmArgs& args, int m0, int n0, int a0, int b0,
+                                              const float (&acc)[TM][TN]) {
+  const size_t split_floats4 = static_cast<size_t>(gridDim.x) * (TM / 4) * TN * kThreads;
+  float4* const tile = reinterpret_cast<float4*>(args.workspace) +
+                       static_cast<size_t>(blockIdx.x) * (TM / 4) * TN * kThreads + threadIdx.x;
+  float4* const mine = tile + blockIdx.z * split_floats4;
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+#pragma unroll
+    for (int i = 0; i < TM; i += 4)
+      __stcg(mine + partial_group(i, j),
+             make_float4(acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]));
+  }
+  if (!split_k_last_to_arrive(args.tile_counters + blockIdx.x, args.k_splits)) return;
+  write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
+    const float4* const p = tile + partial_group(i, j);
+    float4 sum = __ldcg(p);
+    for (int z = 1; z < args.k_splits; ++z) {
+      const float4 part = __ldcg(p + z * split_floats4);
+      sum.x += part.x, sum.y += part.y, sum.z += part.z, sum.w += part.w;
+    }
+    v[0] = sum.x, v[1] = sum.y, v[2] = sum.z, v[3] = sum.w;
+  });
+}
+
 }  // namespace f2
 
 extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
@@ -255,7 +332,12 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
   int tile_m, tile_n;
   f1::raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
   const int m0 = tile_m * BM, n0 = tile_n * BN;
-  const int ktiles = (args.k + BK - 1) / BK;
+  // This block's K range: all of K, or slice blockIdx.z of a split (k_slice is a multiple of BK,
+  // so no tile reaches into the next slice; TMA zero-fills past K in the last one).
+  const bool split = SPLITK > 1 && args.k_splits > 1;
+  const int k_begin = split ? static_cast<int>(blockIdx.z) * args.k_slice : 0;
+  const int k_end = split ? min(args.k, k_begin + args.k_slice) : args.k;
+  const int ktiles = (k_end - k_begin + BK - 1) / BK;
   const bool producer = threadIdx.x == 0;
 
   // Tile t into stage s: A and B boxes at their origins in each operand's own coordinates
@@ -263,7 +345,7 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
   auto issue = [&](int t, int s) {
     const unsigned bar = bar0 + 8u * s;
     arrive_expect_bytes(bar, kStageBytes);
-    const int k0 = t * BK;
+    const int k0 = k_begin + t * BK;
     if constexpr (kKContigA)
       tma_load_2d(sa0 + 4u * s * kStageA, map_a, k0, m0, bar);
     else
@@ -318,29 +400,11 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
     if (producer && t + STAGES < ktiles) issue(t + STAGES, s);
   }
 
-  // Epilogue: C is column-major and 16-byte aligned (ALIGN 4). Rows in runs of 4 (X-contiguous
-  // A) take 128-bit accesses; rows kLanesM apart (K-contiguous A) take scalar ones, which the
-  // lanes of a warp still cover as consecutive rows.
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const int col = n0 + frag_index<kKContigB, kLanesN>(b0, j);
-    if (col >= args.n) continue;
-    float* const c_col = args.c + static_cast<long long>(col) * args.ldc;
-#pragma unroll
-    for (int i = 0; i < TM; i += 4) {
-      float v[4] = {acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]};
-      if constexpr (!kKContigA) {
-        const int row = m0 + frag_index<false, kLanesM>(a0, i);
-        if (row < args.m) f1::update4<4>(c_col + row, args.m - row, v, args.alpha, args.beta);
-      } else {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int row = m0 + frag_index<true, kLanesM>(a0, i + r);
-          if (row >= args.m) continue;
-          float one[4] = {v[r], 0.0f, 0.0f, 0.0f};
-          f1::update4<1>(c_col + row, 1, one, args.alpha, args.beta);
-        }
-      }
-    }
+  if (SPLITK > 1 && split) {
+    reduce_splits(args, m0, n0, a0, b0, acc);
+  } else {
+    write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
+      v[0] = acc[i][j], v[1] = acc[i + 1][j], v[2] = acc[i + 2][j], v[3] = acc[i + 3][j];
+    });
   }
 }

@@ -1,5 +1,7 @@
-// Search spaces: YAML files (configs/spaces/<family>.yaml) naming a family and the values each
-// knob takes. Enumeration is the cartesian product, pruned by the family's named constraints.
+// Search spaces: YAML files (configs/spaces/<family>.yaml, and further files naming the same family
+// where one product of values would be too large, as f2_tma_split_k.yaml) naming a family and the
+// values each knob takes. Enumeration is the cartesian product of each file, pruned by the
+// family's named constraints.
 #pragma once
 
 #include <string>
@@ -29,7 +31,7 @@ struct Enumeration {
   int pruned = 0;  // configurations some constraint rejected, never compiled
 };
 
-// A file, or a directory whose *.yaml files are each one family's space.
+// A file, or a directory whose *.yaml files are each one space of a family.
 SearchSpace load_search_space(const std::string& path);
 FamilySpace parse_family_space(const std::string& text, const std::string& file_name);
 

@@ -46,10 +46,11 @@ CandidateRecord candidate_record(const PlannedCandidate& c, const ProblemKey& pr
   return rec;
 }
 
-const FamilySpace* family_space(const SearchSpace& space, const Family* family) {
+std::vector<const FamilySpace*> family_spaces(const SearchSpace& space, const Family* family) {
+  std::vector<const FamilySpace*> out;
   for (const FamilySpace& f : space.families)
-    if (f.family == family) return &f;
-  return nullptr;
+    if (f.family == family) out.push_back(&f);
+  return out;
 }
 
 }  // namespace sgt

@@ -35,7 +35,8 @@ CandidateList plan_candidates(const Enumeration& space, const DeviceLimits& limi
 CandidateRecord candidate_record(const PlannedCandidate& candidate, const ProblemKey& problem,
                                  std::int64_t run_id);
 
-// The family's knob values in file order, for neighbourhoods in the search.
-const FamilySpace* family_space(const SearchSpace& space, const Family* family);
+// The family's spaces (one per file that names it), knob values in file order, for
+// neighbourhoods in the search.
+std::vector<const FamilySpace*> family_spaces(const SearchSpace& space, const Family* family);
 
 }  // namespace sgt

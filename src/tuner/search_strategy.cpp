@@ -150,10 +150,15 @@ std::vector<std::size_t> SearchOrder::local_search(const std::map<std::size_t, d
     if (batch.size() >= kLocalBatch) break;
     if (proposed_[i]) continue;
     const Candidate& c = candidates_[i].candidate;
-    const FamilySpace* fs = family_space(space_, c.family);
+    const std::vector<const FamilySpace*> spaces = family_spaces(space_, c.family);
+    const auto neighbours = [&](const Candidate& l) {
+      return std::any_of(spaces.begin(), spaces.end(), [&](const FamilySpace* fs) {
+        return are_neighbours(c.knobs, l.knobs, *fs);
+      });
+    };
     for (const auto& [us, leader] : fastest) {
       const Candidate& l = candidates_[leader].candidate;
-      if (fs && l.family == c.family && are_neighbours(c.knobs, l.knobs, *fs)) {
+      if (l.family == c.family && neighbours(l)) {
         propose(i, batch);
         break;
       }

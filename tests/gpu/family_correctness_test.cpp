@@ -1,7 +1,8 @@
 // Every kernel family, on a sample of its default space, against cuBLAS (pedantic FP32) and an FP64
 // product: NaN-poisoned C, beta != 0, integer bit-exactness, edge shapes, all four transposes,
 // padded leading dimensions and pointers offset by one float. Families with in-kernel split-K
-// (REDUCE = 1) get the same checks on split configurations, and repeated runs on one workspace.
+// (F4's REDUCE = 1, F2's SPLITK > 1) get the same checks on split configurations, and repeated
+// runs on one workspace.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -109,14 +110,27 @@ TEST_P(FamilyCorrectness, SanitizerSample) {
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
-// Split-K summed inside sgemm_main (REDUCE = 1): every check above, on problems that do split, and
-// the same workspace used again and again (its tile counters must come back to zero).
+// Split-K summed inside sgemm_main (F4's REDUCE = 1, F2's SPLITK > 1): every check above, on
+// problems that do split, and the same workspace used again and again (its tile counters must come
+// back to zero).
 class FusedReduce : public ::testing::TestWithParam<std::string> {};
+
+// A configuration that splits a problem long in K (300 x n x 40000, n = 64, 16, 4 or 1: F4 claims
+// by its small dimension) without a second kernel: its sgemm_main sums the splits.
+bool fuses_reduce(const Family& family, const Knobs& knobs) {
+  for (const int n : {64, 16, 4, 1}) {
+    const ProblemKey p = testing::make_aligned_problem(Op::N, Op::N, 300, n, 40000);
+    if (!family.cannot_implement(knobs, p).empty()) continue;
+    const LaunchGeometry g = family.geometry(knobs, p);
+    if (g.k_splits > 1 && !g.has_reduce) return true;
+  }
+  return false;
+}
 
 std::vector<Knobs> fused_configs(const Family& family) {
   std::vector<Knobs> out;
   for (const Knobs& k : testing::default_space_configs(family))
-    if (k.at("REDUCE") == 1) out.push_back(k);
+    if (fuses_reduce(family, k)) out.push_back(k);
   return out;
 }
 
@@ -134,11 +148,15 @@ TEST_P(FusedReduce, EdgeShapesAllTransposes) {
   for (const Knobs& knobs : sample(fused_configs(family), 4))
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T}) {
-        for (const auto& [m, n, k] : testing::edge_shapes())
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+        // Each also with 16-byte operands (the only ones TMA-fed families take).
+        std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
         // A long K over few tiles: many splits per output tile.
-        cases.push_back({knobs, testing::make_problem(ta, tb, 300, 17, 4099), 0});
-        cases.push_back({knobs, testing::make_problem(ta, tb, 33, 64, 20000), 0});
+        shapes.push_back({300, 17, 4099});
+        shapes.push_back({33, 64, 20000});
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
+        }
       }
   const int splits = split_cases(family, cases);
   EXPECT_GT(splits, 0) << "no edge case of " << family.name() << " splits K";
@@ -162,7 +180,10 @@ TEST_P(FusedReduce, RepeatedRunsOnOneWorkspaceAgreeBitForBit) {
   for (const Knobs& knobs : sample(fused_configs(family), 4))
     for (const auto& [m, n, k] : {std::array<int, 3>{257, 1, 4099}, std::array<int, 3>{1000, 16, 4096},
                                   std::array<int, 3>{16, 1000, 4096}, std::array<int, 3>{64, 64, 65536}})
-      for (Op ta : {Op::N, Op::T}) cases.push_back({knobs, testing::make_problem(ta, Op::N, m, n, k), 0});
+      for (Op ta : {Op::N, Op::T}) {
+        cases.push_back({knobs, testing::make_problem(ta, Op::N, m, n, k), 0});
+        cases.push_back({knobs, testing::make_aligned_problem(ta, Op::N, m, n, k), 0});
+      }
   const std::vector<testing::RepeatOutcome> results = testing::run_family_cases_twice(family, cases);
   int ran = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -275,10 +296,8 @@ TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
 
 std::vector<std::string> fused_family_names() {
   std::vector<std::string> names;
-  for (const Family* f : families()) {
-    const std::vector<std::string> knobs = f->knob_names();
-    if (std::find(knobs.begin(), knobs.end(), "REDUCE") != knobs.end()) names.push_back(f->name());
-  }
+  for (const Family* f : families())
+    if (!fused_configs(*f).empty()) names.push_back(f->name());
   return names;
 }
 

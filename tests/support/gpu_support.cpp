@@ -265,10 +265,12 @@ std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
 }
 
 std::vector<Knobs> default_space_configs(const Family& family) {
-  const SearchSpace space =
-      load_search_space(source_path(fmt::format("configs/spaces/{}.yaml", family.name())));
+  SearchSpace mine;
+  for (FamilySpace& f : load_search_space(source_path("configs/spaces")).families)
+    if (f.family == &family) mine.families.push_back(std::move(f));
   std::vector<Knobs> out;
-  for (const Candidate& c : enumerate(space, DeviceLimits{}).valid) out.push_back(c.knobs);
+  if (mine.families.empty()) return out;
+  for (const Candidate& c : enumerate(mine, DeviceLimits{}).valid) out.push_back(c.knobs);
   return out;
 }
 

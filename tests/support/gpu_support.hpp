@@ -81,7 +81,8 @@ struct RepeatOutcome {
 std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
                                                   const std::vector<Case>& cases);
 
-// The configurations of a family's default space (configs/spaces/<family>.yaml), valid on sm_90.
+// The configurations of a family's default space (every file of configs/spaces naming it:
+// <family>.yaml and any further ones such as f2_tma_split_k.yaml), valid on sm_90.
 std::vector<Knobs> default_space_configs(const Family& family);
 
 }  // namespace sgt::testing

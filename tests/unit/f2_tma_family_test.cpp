@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "config/search_space.hpp"
 #include "cuda/tensor_map.hpp"
+#include "sgemm_args.h"
 #include "space/family.hpp"
 
 namespace sgt {
@@ -19,7 +20,7 @@ const Family& f2() { return find_family("f2_tma"); }
 // The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
 Knobs base() {
   return {{"BM", 128}, {"BN", 128}, {"BK", 32},     {"WM", 32},    {"WN", 64},
-          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}};
+          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -36,6 +37,10 @@ ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align 
   p.k = k;
   p.align = align;
   return with_minimal_leading_dimensions(p);
+}
+
+bool has_define(const std::vector<std::string>& defines, const std::string& d) {
+  return std::find(defines.begin(), defines.end(), d) != defines.end();
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -75,6 +80,8 @@ TEST(F2TmaFamily, EachConstraintRejectsWhatItNames) {
   EXPECT_EQ(why(small), "");
   EXPECT_EQ(why(with(base(), "STAGES", 1)), "stages_2_to_8");
   EXPECT_EQ(why(with(base(), "RASTER", 0)), "raster_1_to_64");
+  EXPECT_EQ(why(with(base(), "SPLITK", 0)), "splitk_1_to_16");
+  EXPECT_EQ(why(with(base(), "SPLITK", 17)), "splitk_1_to_16");
   // 8 stages x 32 x 256 x 4 bytes = 256 KB > 227 KB.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "smem_fits");
   DeviceLimits small_smem;
@@ -148,10 +155,54 @@ TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
   EXPECT_FALSE(find_family("f1_simt").geometry(f1_knobs, problem(64, 64, 64)).tma_a.used);
 }
 
+TEST(F2TmaFamily, SplitKCutsKIntoBkMultiplesOverBlockIdxZ) {
+  // 4096x128x4096 in 128x128 tiles: 32 tiles, 4 slices of 1024, partials tile by tile.
+  const LaunchGeometry g = f2().geometry(with(base(), "SPLITK", 4), problem(4096, 128, 4096));
+  EXPECT_EQ(g.grid.x, 32u);
+  EXPECT_EQ(g.grid.z, 4u);
+  EXPECT_EQ(g.k_splits, 4);
+  EXPECT_EQ(g.k_slice, 1024);
+  EXPECT_FALSE(g.has_reduce);  // the last slice of each tile sums them, in the same launch
+  EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 4u * 32u * 128u * 128u);
+  // K = 100, BK = 32, at most 3 slices: slices of 64 (a BK multiple), so only 2 of them; the
+  // partials cover whole tiles, also where they overhang the matrix (2 x 1 tiles of 130 x 7).
+  const LaunchGeometry t = f2().geometry(with(base(), "SPLITK", 3), problem(130, 7, 100));
+  EXPECT_EQ(t.k_splits, 2);
+  EXPECT_EQ(t.k_slice, 64);
+  EXPECT_EQ(t.grid.z, 2u);
+  EXPECT_EQ(t.workspace_floats, SGEMM_TILE_COUNTERS + 2u * 2u * 128u * 128u);
+  // K within one BK tile: nothing to split, no workspace.
+  const LaunchGeometry one = f2().geometry(with(base(), "SPLITK", 4), problem(512, 512, 32));
+  EXPECT_EQ(one.k_splits, 1);
+  EXPECT_EQ(one.grid.z, 1u);
+  EXPECT_EQ(one.workspace_floats, 0u);
+  EXPECT_TRUE(has_define(f2().defines(with(base(), "SPLITK", 4), problem(64, 64, 64)), "-DSPLITK=4"));
+}
+
+TEST(F2TmaFamily, SplitKRefusesWhatItsCountersOrWorkspaceCannotHold) {
+  const Knobs split = with(base(), "SPLITK", 2);
+  // 129 x 129 tiles of 128 x 128: more tiles than arrival counters.
+  EXPECT_NE(f2().cannot_implement(split, problem(129 * 128, 129 * 128, 64)).find("tile counters"),
+            std::string::npos);
+  // 8192^2 in 2 slices: 128 Mi floats of partials against the 64 Mi limit.
+  EXPECT_NE(f2().cannot_implement(split, problem(8192, 8192, 8192)).find("workspace"),
+            std::string::npos);
+  EXPECT_EQ(f2().cannot_implement(split, problem(4096, 128, 4096)), "");
+  EXPECT_EQ(f2().cannot_implement(base(), problem(8192, 8192, 8192)), "");  // no split, no limit
+}
+
+TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
+  Knobs old = base();
+  old.erase("SPLITK");
+  EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
+  EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096)).k_splits, 1);
+}
+
 TEST(F2TmaFamily, ComplexityRanksTmaAboveAnEqualPipeline) {
   EXPECT_GT(f2().complexity(with(base(), "STAGES", 4)), f2().complexity(with(base(), "STAGES", 3)));
   EXPECT_GT(f2().complexity(with(base(), "RASTER", 4)), f2().complexity(base()));
   EXPECT_GE(f2().complexity(with(base(), "STAGES", 2)), 1);
+  EXPECT_GT(f2().complexity(with(base(), "SPLITK", 2)), f2().complexity(base()));
 }
 
 TEST(F2TmaFamily, DefaultSpaceIsValidAndCoversBothBoxDepths) {
@@ -168,6 +219,20 @@ TEST(F2TmaFamily, DefaultSpaceIsValidAndCoversBothBoxDepths) {
     bk32 |= knob(c.knobs, "BK") == 32;
   }
   EXPECT_TRUE(bk16 && bk32);
+}
+
+TEST(F2TmaFamily, SplitKSpaceIsValidAndSplitsOnly) {
+  const SearchSpace space =
+      load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f2_tma_split_k.yaml");
+  ASSERT_EQ(space.families.size(), 1u);
+  EXPECT_EQ(space.families[0].family, &f2());
+  const Enumeration e = enumerate(space, DeviceLimits{});
+  EXPECT_GE(e.valid.size(), 20u);
+  EXPECT_LE(e.valid.size(), 160u);
+  for (const Candidate& c : e.valid) {
+    EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
+    EXPECT_GT(knob(c.knobs, "SPLITK"), 1) << knobs_to_string(c.knobs);
+  }
 }
 
 TEST(F2TmaFamily, TensorMapEncoderRefusesWhatTmaCannotAddress) {

@@ -6,7 +6,8 @@
 #   PHASE=tune: its default space tuned over the large problems of tools/device/f2_tma/large.csv
 #     (SPACE: another space), the best 8 confirmed in interleaved rounds with cuBLAS;
 #   PHASE=refresh: the shipped database imported, the problems of tools/device/f2_tma/retune.csv
-#     tuned again with F2's space against cuBLAS and cuBLASLt's best of 8 (--retune), the winners
+#     (RETUNE: another shape file) tuned again with F2's whole default space (f2_tma.yaml and
+#     f2_tma_split_k.yaml) against cuBLAS and cuBLASLt's best of 8 (--retune), the winners
 #     exported (nvidia-h200.json, shipped.db);
 #   PHASE=bench: the public suite benched on $REFRESHED (a database from the refresh phase)
 #     against cuBLAS and cuBLASLt.
@@ -21,7 +22,7 @@ phase=${PHASE:-tests}
 gpu_facts
 case $phase in
   tests)
-    gpu_tests gpu-tests-f2 'F2Tma.*:Families/FamilyCorrectness.*/f2_tma' 300
+    gpu_tests gpu-tests-f2 'F2Tma.*:Families/FamilyCorrectness.*/f2_tma:InKernelReduce/FusedReduce.*/f2_tma' 360
     sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/f2_tma' 200 memcheck-f2
     mv "$out/memcheck-f2.log" "$res/"
     ;;
@@ -35,8 +36,9 @@ case $phase in
   refresh)
     sgemm-tune import tuner_db/nvidia-h200.json --db "$res/shipped.db" > "$res/import.log" 2>&1
     echo "import: exit $?"
-    timed retune timeout 480 sgemm-tune tune --shapes tools/device/f2_tma/retune.csv \
-      --db "$res/shipped.db" --space "$space/f2_tma.yaml" --settings "$settings" --retune \
+    mkdir -p "$work/f2-space" && cp "$space"/f2_tma*.yaml "$work/f2-space/"
+    timed retune timeout 500 sgemm-tune tune --shapes "${RETUNE:-tools/device/f2_tma/retune.csv}" \
+      --db "$res/shipped.db" --space "$work/f2-space" --settings "$settings" --retune \
       --lt-algos 8 --json
     grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
     sgemm-tune export --db "$res/shipped.db" --winners-only -o "$res/nvidia-h200.json" \

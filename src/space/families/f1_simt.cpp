@@ -7,13 +7,12 @@
 
 #include "sgemm_args.h"
 #include "space/family.hpp"
+#include "space/k_split.hpp"
 #include "space/warp_tiling.hpp"
 
 namespace sgt {
 namespace {
 
-// Split-K workspace beyond this is refused (256 MiB): such a split cannot pay for its traffic.
-constexpr std::int64_t kMaxWorkspaceFloats = std::int64_t{1} << 26;
 constexpr int kReduceThreads = 256;          // sgemm_reduce's __launch_bounds__
 constexpr int kMaxReduceBlocks = 8192;       // grid-stride beyond this
 constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident block (sm_80+)
@@ -51,23 +50,8 @@ struct Shape {
   int registers_estimate() const { return tm * tn + 2 * (tm + tn) + 30; }
 };
 
-struct Split {
-  int k_splits = 1;
-  int k_slice = 0;
-};
-
-// K slices: multiples of BK, at most SPLITK of them, the last one possibly shorter.
-Split split_of(const Knobs& knobs, const ProblemKey& p) {
-  const int splitk = knob(knobs, "SPLITK"), bk = knob(knobs, "BK");
-  Split s;
-  if (splitk <= 1 || p.k <= 0) return s;
-  const std::int64_t slice = ceil_div(ceil_div(p.k, splitk), bk) * bk;
-  const int splits = static_cast<int>(ceil_div(p.k, slice));
-  if (splits > 1) {
-    s.k_splits = splits;
-    s.k_slice = static_cast<int>(slice);
-  }
-  return s;
+KSplit split_of(const Knobs& knobs, const ProblemKey& p) {
+  return split_k(p, knob(knobs, "SPLITK"), knob(knobs, "BK"));
 }
 
 class F1Simt final : public Family {
@@ -155,12 +139,12 @@ class F1Simt final : public Family {
   std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const override {
     if (std::string why = validate(p); !why.empty()) return why;
     if (p.m == 0 || p.n == 0) return "empty output (m or n is 0): nothing to launch";
-    const Split split = split_of(knobs, p);
+    const KSplit split = split_of(knobs, p);
     if (split.k_splits > 1) {
       const std::int64_t floats = std::int64_t{split.k_splits} * p.m * p.n;
-      if (floats > kMaxWorkspaceFloats)
+      if (floats > kMaxSplitWorkspaceFloats)
         return fmt::format("split-K workspace of {} floats exceeds the {} limit", floats,
-                           kMaxWorkspaceFloats);
+                           kMaxSplitWorkspaceFloats);
     }
     return {};
   }
@@ -183,7 +167,7 @@ class F1Simt final : public Family {
     g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
     g.tile_m = s.bm;
     g.tile_n = s.bn;
-    const Split split = split_of(knobs, p);
+    const KSplit split = split_of(knobs, p);
     g.k_splits = split.k_splits;
     g.k_slice = split.k_slice;
     if (split.k_splits > 1) {

@@ -1,12 +1,15 @@
 // Family F2 (kernel_templates/f2_tma.cu): TMA-fed SIMT SGEMM for sm_90. Its knobs, the
 // constraints that mirror the template's static_asserts and resource limits, NVRTC defines,
-// launch geometry and the tensor-map boxes the launch encodes.
+// launch geometry (split-K over blockIdx.z, summed in the kernel) and the tensor-map boxes the
+// launch encodes.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "sgemm_args.h"
 #include "space/family.hpp"
+#include "space/k_split.hpp"
 #include "space/warp_tiling.hpp"
 
 namespace sgt {
@@ -16,7 +19,7 @@ constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 10
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"BM", "BN", "BK", "WM",     "WN",
-                                             "TM", "TN", "STAGES", "RASTER"};
+                                             "TM", "TN", "STAGES", "RASTER", "SPLITK"};
   return n;
 }
 
@@ -25,6 +28,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 struct Shape {
   int bm, bn, bk, wm, wn, tm, tn, stages;
+  // Configurations stored before SPLITK existed did not split K.
+  int splitk;
   explicit Shape(const Knobs& k)
       : bm(knob(k, "BM")),
         bn(knob(k, "BN")),
@@ -33,7 +38,8 @@ struct Shape {
         wn(knob(k, "WN")),
         tm(knob(k, "TM")),
         tn(knob(k, "TN")),
-        stages(knob(k, "STAGES")) {}
+        stages(knob(k, "STAGES")),
+        splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1) {}
   int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
   // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
@@ -42,6 +48,15 @@ struct Shape {
   // Accumulators + fragments of 4 k steps + addressing.
   int registers_estimate() const { return tm * tn + 4 * (tm + tn) + 30; }
 };
+
+std::int64_t tile_count(const Shape& s, const ProblemKey& p) {
+  return ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn);
+}
+
+// Partial sums of a split: one BM x BN tile per split and tile (the kernel's own layout).
+std::int64_t partial_floats(const Shape& s, const ProblemKey& p, const KSplit& split) {
+  return std::int64_t{split.k_splits} * tile_count(s, p) * s.bm * s.bn;
+}
 
 // The TMA box of one operand tile: BX x BK, K-contiguous rows swizzled by their own size.
 TmaTile tile_of(int bx, int bk, bool k_inner) {
@@ -83,6 +98,7 @@ class F2Tma final : public Family {
          }},
         {"stages_2_to_8", [](const Knobs& k) { return in(knob(k, "STAGES"), 2, 8); }},
         {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
+        {"splitk_1_to_16", [](const Knobs& k) { return in(Shape(k).splitk, 1, 16); }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
         {"registers_estimate",
@@ -97,19 +113,31 @@ class F2Tma final : public Family {
     return c;
   }
 
-  std::string cannot_implement(const Knobs&, const ProblemKey& p) const override {
+  std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const override {
     if (std::string why = validate(p); !why.empty()) return why;
     if (p.m == 0 || p.n == 0) return "empty output (m or n is 0): nothing to launch";
     if (p.k == 0) return "k = 0: no operand for TMA to address";
     if (p.align != 4)
       return fmt::format("TMA needs 16-byte aligned operands and leading dimensions (align={})",
                          p.align);
+    const Shape s(knobs);
+    const KSplit split = split_k(p, s.splitk, s.bk);
+    if (split.k_splits > 1) {
+      if (tile_count(s, p) > SGEMM_TILE_COUNTERS)
+        return fmt::format("split-K over {} tiles exceeds the {} tile counters", tile_count(s, p),
+                           SGEMM_TILE_COUNTERS);
+      if (partial_floats(s, p, split) > kMaxSplitWorkspaceFloats)
+        return fmt::format("split-K workspace of {} floats exceeds the {} limit",
+                           partial_floats(s, p, split), kMaxSplitWorkspaceFloats);
+    }
     return {};
   }
 
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
-    for (const std::string& n : names()) out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    for (const std::string& n : names())
+      if (n != "SPLITK") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    out.push_back(fmt::format("-DSPLITK={}", Shape(knobs).splitk));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     return out;
@@ -118,7 +146,7 @@ class F2Tma final : public Family {
   LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
     const Shape s(knobs);
     LaunchGeometry g;
-    g.grid.x = static_cast<unsigned>(ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn));
+    g.grid.x = static_cast<unsigned>(tile_count(s, p));
     g.block.x = static_cast<unsigned>(s.threads());
     g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
     g.tile_m = s.bm;
@@ -126,12 +154,23 @@ class F2Tma final : public Family {
     // A is K-contiguous when transposed (stored k x m), B when not (stored k x n).
     g.tma_a = tile_of(s.bm, s.bk, p.transa == Op::T);
     g.tma_b = tile_of(s.bn, s.bk, p.transb == Op::N);
+    const KSplit split = split_k(p, s.splitk, s.bk);
+    g.k_splits = split.k_splits;
+    g.k_slice = split.k_slice;
+    if (split.k_splits > 1) {
+      g.grid.z = static_cast<unsigned>(split.k_splits);
+      // The tile counters every split-K workspace starts with (sgemm_args.h), then the partials.
+      g.workspace_floats =
+          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(partial_floats(s, p, split));
+    }
     return g;
   }
 
-  // Each optional mechanism adds one; TMA itself is one, so F1 wins a tie at equal depth.
+  // Each optional mechanism adds one (split-K two); TMA itself is one, so F1 wins a tie at equal
+  // depth.
   int complexity(const Knobs& k) const override {
-    return 1 + (knob(k, "STAGES") - 2) + (knob(k, "RASTER") > 1 ? 1 : 0);
+    return 1 + (knob(k, "STAGES") - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) +
+           (Shape(k).splitk > 1 ? 2 : 0);
   }
 };
 
