@@ -14,9 +14,12 @@
 // The host encodes one tensor map per operand per launch (src/cuda/tensor_map.cpp) and passes
 // them after SgemmArgs as __grid_constant__ parameters.
 //
-// SPLITK > 1 splits K over blockIdx.z for problems with too few tiles to fill the GPU: each split
-// stores its partial tile to the workspace and the last split of a tile to arrive sums them all in
-// split order (deterministic) and writes C, in the same launch.
+// For problems with too few tiles to fill the GPU, K is shared out in the same launch, two ways:
+//   - SPLITK > 1 splits K over blockIdx.z: each split stores its partial tile to the workspace and
+//     the last split of a tile to arrive sums them all in split order (deterministic), writes C;
+//   - STREAMK > 0 (stream-K) launches a persistent grid whose blocks take equal shares of all the
+//     tiles' K iterations, tile after tile through one ring; a tile shared by several blocks is
+//     summed the same way, in block order, by the last of them to arrive.
 #include "sgemm_args.h"
 #include "split_k_serial.cuh"
 
@@ -50,6 +53,9 @@
 #endif
 #ifndef SPLITK
 #define SPLITK 1  // K splits at most (>1: partial tiles to the workspace, summed by the last split)
+#endif
+#ifndef STREAMK
+#define STREAMK 0  // >0: stream-K over a persistent grid (the host sizes it: STREAMK blocks per SM)
 #endif
 // Problem class, from the ProblemKey. TMA needs 16-byte alignment: ALIGN is always 4 here.
 #ifndef TRANS_A
@@ -87,7 +93,8 @@ static_assert(BK == 8 || BK == 16 || BK == 32, "a K-contiguous row is one TMA sw
 static_assert(kStageA * 4 % 1024 == 0 && kStageB * 4 % 1024 == 0,
               "stages keep the 1024-byte alignment the swizzle pattern repeats on");
 static_assert(STAGES >= 2, "at least a double buffer");
-static_assert(SPLITK >= 1 && RASTER >= 1, "knob ranges");
+static_assert(SPLITK >= 1 && RASTER >= 1 && STREAMK >= 0, "knob ranges");
+static_assert(STREAMK == 0 || SPLITK == 1, "stream-K and split-K share out K in different ways");
 static_assert(WM % 8 == 0 && WN % 8 == 0 && kLanesM >= 4 && kLanesN >= 4,
               "a thread's first row is its lane index mod 8 (kcontig_addr)");
 
@@ -313,6 +320,56 @@ __device__ __forceinline__ void reduce_splits(const SgemmArgs& args, int m0, int
   });
 }
 
+// Stream-K: T = tiles * kt iterations (a tile's kt K tiles, tile after tile), block b of the G in
+// the grid running [start(b), start(b + 1)). A block's range covers whole tiles except possibly its
+// first and last, so each block holds at most two partial tiles: workspace slot 2b (the tile its
+// range starts in) and 2b + 1 (the tile it ends in).
+struct StreamK {
+  long long total;
+  int kt, grid;
+  __device__ long long start(int b) const { return b * total / grid; }
+  // The block whose range holds iteration i: the largest b with start(b) <= i.
+  __device__ int block_of(long long i) const { return static_cast<int>(((i + 1) * grid - 1) / total); }
+  __device__ int slot(int b, int tile) const { return 2 * b + (start(b) / kt == tile ? 0 : 1); }
+};
+
+// The end of this block's share of `tile` (iterations up to seg_end, from seg_begin): a tile it
+// ran whole goes straight to C; otherwise its partial tile goes to its slot, and the last block of
+// the tile to arrive sums all their slots in block order and writes C.
+__device__ __forceinline__ void finish_stream_k_tile(const SgemmArgs& args, const StreamK& sk,
+                                                     int tile, long long seg_begin,
+                                                     long long seg_end, int m0, int n0, int a0,
+                                                     int b0, const float (&acc)[TM][TN]) {
+  const long long tile_begin = static_cast<long long>(tile) * sk.kt;
+  const long long tile_end = tile_begin + sk.kt;
+  if (seg_begin == tile_begin && seg_end == tile_end) {
+    write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
+      v[0] = acc[i][j], v[1] = acc[i + 1][j], v[2] = acc[i + 2][j], v[3] = acc[i + 3][j];
+    });
+    return;
+  }
+  constexpr size_t kSlotFloats4 = static_cast<size_t>(TM / 4) * TN * kThreads;
+  float4* const slots = reinterpret_cast<float4*>(args.workspace) + threadIdx.x;
+  float4* const mine = slots + sk.slot(static_cast<int>(blockIdx.x), tile) * kSlotFloats4;
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+#pragma unroll
+    for (int i = 0; i < TM; i += 4)
+      __stcg(mine + partial_group(i, j),
+             make_float4(acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]));
+  }
+  const int b_lo = sk.block_of(tile_begin), b_hi = sk.block_of(tile_end - 1);
+  if (!split_k_last_to_arrive(args.tile_counters + tile, b_hi - b_lo + 1)) return;
+  write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
+    float4 sum = __ldcg(slots + sk.slot(b_lo, tile) * kSlotFloats4 + partial_group(i, j));
+    for (int b = b_lo + 1; b <= b_hi; ++b) {
+      const float4 part = __ldcg(slots + sk.slot(b, tile) * kSlotFloats4 + partial_group(i, j));
+      sum.x += part.x, sum.y += part.y, sum.z += part.z, sum.w += part.w;
+    }
+    v[0] = sum.x, v[1] = sum.y, v[2] = sum.z, v[3] = sum.w;
+  });
+}
+
 }  // namespace f2
 
 extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
@@ -329,23 +386,13 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
 
   const int tiles_m = (args.m + BM - 1) / BM;
   const int tiles_n = (args.n + BN - 1) / BN;
-  int tile_m, tile_n;
-  f1::raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
-  const int m0 = tile_m * BM, n0 = tile_n * BN;
-  // This block's K range: all of K, or slice blockIdx.z of a split (k_slice is a multiple of BK,
-  // so no tile reaches into the next slice; TMA zero-fills past K in the last one).
-  const bool split = SPLITK > 1 && args.k_splits > 1;
-  const int k_begin = split ? static_cast<int>(blockIdx.z) * args.k_slice : 0;
-  const int k_end = split ? min(args.k, k_begin + args.k_slice) : args.k;
-  const int ktiles = (k_end - k_begin + BK - 1) / BK;
   const bool producer = threadIdx.x == 0;
 
-  // Tile t into stage s: A and B boxes at their origins in each operand's own coordinates
-  // (inner dimension first).
-  auto issue = [&](int t, int s) {
+  // The boxes of the tile at (m0, n0), K tile from k0, into stage s: A and B at their origins in
+  // each operand's own coordinates (inner dimension first).
+  auto load_stage = [&](int s, int m0, int n0, int k0) {
     const unsigned bar = bar0 + 8u * s;
     arrive_expect_bytes(bar, kStageBytes);
-    const int k0 = k_begin + t * BK;
     if constexpr (kKContigA)
       tma_load_2d(sa0 + 4u * s * kStageA, map_a, k0, m0, bar);
     else
@@ -364,11 +411,6 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
     fence_barrier_init();
   }
   __syncthreads();  // barriers initialized before anyone waits on them
-  if (producer) {
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s)
-      if (s < ktiles) issue(s, s);
-  }
 
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int lane_m = lane % kLanesM, lane_n = lane / kLanesM;
@@ -384,27 +426,85 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
                              swizzle_phase(static_cast<unsigned>(b0 % 8))};
 
   float acc[TM][TN];
+  auto clear = [&]() {
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
+    for (int i = 0; i < TM; ++i) {
 #pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-  }
-
-  for (int t = 0; t < ktiles; ++t) {
+      for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+    }
+  };
+  clear();
+  // Iteration t of this block's ring: wait for stage t % STAGES, compute it, hand it back.
+  auto compute_stage = [&](int t) {
     const int s = t % STAGES;
     wait_phase(bar0 + 8u * s, static_cast<unsigned>(t / STAGES) & 1u);
     const unsigned sa = sa0 + 4u * s * kStageA, sb = sb0 + 4u * s * kStageB;
 #pragma unroll
     for (int q = 0; q < BK / 4; ++q) mma_group(sa, sb, origin, q, acc);
     __syncthreads();  // every read of stage s retired before TMA overwrites it
-    if (producer && t + STAGES < ktiles) issue(t + STAGES, s);
-  }
+  };
 
-  if (SPLITK > 1 && split) {
-    reduce_splits(args, m0, n0, a0, b0, acc);
+  if constexpr (STREAMK > 0) {
+    const int kt = (args.k + BK - 1) / BK;
+    const StreamK sk{static_cast<long long>(tiles_m) * tiles_n * kt, kt,
+                     static_cast<int>(gridDim.x)};
+    const long long first = sk.start(static_cast<int>(blockIdx.x));
+    const int count = static_cast<int>(sk.start(static_cast<int>(blockIdx.x) + 1) - first);
+    // Local iteration t is global iteration first + t: K tile it % kt of tile it / kt.
+    auto issue = [&](int t) {
+      const long long it = first + t;
+      const int tile = static_cast<int>(it / kt);
+      int tile_m, tile_n;
+      f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
+      load_stage(t % STAGES, tile_m * BM, tile_n * BN,
+                 static_cast<int>(it - static_cast<long long>(tile) * kt) * BK);
+    };
+    if (producer) {
+#pragma unroll
+      for (int s = 0; s < STAGES; ++s)
+        if (s < count) issue(s);
+    }
+    long long seg_begin = first;  // where this block's share of the current tile began
+    for (int t = 0; t < count; ++t) {
+      compute_stage(t);
+      if (producer && t + STAGES < count) issue(t + STAGES);
+      const long long it = first + t;
+      if ((it + 1) % kt == 0 || t + 1 == count) {
+        const int tile = static_cast<int>(it / kt);
+        int tile_m, tile_n;
+        f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
+        finish_stream_k_tile(args, sk, tile, seg_begin, it + 1, tile_m * BM, tile_n * BN, a0, b0,
+                             acc);
+        clear();
+        seg_begin = it + 1;
+      }
+    }
   } else {
-    write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
-      v[0] = acc[i][j], v[1] = acc[i + 1][j], v[2] = acc[i + 2][j], v[3] = acc[i + 3][j];
-    });
+    int tile_m, tile_n;
+    f1::raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+    const int m0 = tile_m * BM, n0 = tile_n * BN;
+    // This block's K range: all of K, or slice blockIdx.z of a split (k_slice is a multiple of
+    // BK, so no tile reaches into the next slice; TMA zero-fills past K in the last one).
+    const bool split = SPLITK > 1 && args.k_splits > 1;
+    const int k_begin = split ? static_cast<int>(blockIdx.z) * args.k_slice : 0;
+    const int k_end = split ? min(args.k, k_begin + args.k_slice) : args.k;
+    const int ktiles = (k_end - k_begin + BK - 1) / BK;
+    if (producer) {
+#pragma unroll
+      for (int s = 0; s < STAGES; ++s)
+        if (s < ktiles) load_stage(s, m0, n0, k_begin + s * BK);
+    }
+    for (int t = 0; t < ktiles; ++t) {
+      compute_stage(t);
+      if (producer && t + STAGES < ktiles)
+        load_stage(t % STAGES, m0, n0, k_begin + (t + STAGES) * BK);
+    }
+    if (SPLITK > 1 && split) {
+      reduce_splits(args, m0, n0, a0, b0, acc);
+    } else {
+      write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
+        v[0] = acc[i][j], v[1] = acc[i + 1][j], v[2] = acc[i + 2][j], v[3] = acc[i + 3][j];
+      });
+    }
   }
 }

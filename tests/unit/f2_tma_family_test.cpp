@@ -20,7 +20,8 @@ const Family& f2() { return find_family("f2_tma"); }
 // The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
 Knobs base() {
   return {{"BM", 128}, {"BN", 128}, {"BK", 32},     {"WM", 32},    {"WN", 64},
-          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1}};
+          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1},
+          {"STREAMK", 0}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -82,6 +83,8 @@ TEST(F2TmaFamily, EachConstraintRejectsWhatItNames) {
   EXPECT_EQ(why(with(base(), "RASTER", 0)), "raster_1_to_64");
   EXPECT_EQ(why(with(base(), "SPLITK", 0)), "splitk_1_to_16");
   EXPECT_EQ(why(with(base(), "SPLITK", 17)), "splitk_1_to_16");
+  EXPECT_EQ(why(with(base(), "STREAMK", 5)), "streamk_0_to_4");
+  EXPECT_EQ(why(with(with(base(), "STREAMK", 1), "SPLITK", 2)), "streamk_or_splitk");
   // 8 stages x 32 x 256 x 4 bytes = 256 KB > 227 KB.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "smem_fits");
   DeviceLimits small_smem;
@@ -179,6 +182,31 @@ TEST(F2TmaFamily, SplitKCutsKIntoBkMultiplesOverBlockIdxZ) {
   EXPECT_TRUE(has_define(f2().defines(with(base(), "SPLITK", 4), problem(64, 64, 64)), "-DSPLITK=4"));
 }
 
+TEST(F2TmaFamily, StreamKSharesOutEveryTilesKIterationsOverAPersistentGrid) {
+  // 1000x1300x700 in 128x128 tiles: 8 x 11 = 88 tiles of 22 K tiles (BK 32), 1936 iterations
+  // over 132 blocks (14 or 15 each); a tile is shared by at most ceil(22 / 14) + 1 = 3 blocks,
+  // each holding at most two partial tiles.
+  const Knobs sk = with(base(), "STREAMK", 1);
+  const LaunchGeometry g = f2().geometry(sk, problem(1000, 1300, 700));
+  EXPECT_EQ(g.grid.x, 132u);
+  EXPECT_EQ(g.grid.z, 1u);
+  EXPECT_EQ(g.k_splits, 3);
+  EXPECT_EQ(g.k_slice, 15 * 32);
+  EXPECT_FALSE(g.has_reduce);
+  EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 2u * 132u * 128u * 128u);
+  // STREAMK 2: two blocks per SM.
+  EXPECT_EQ(f2().geometry(with(base(), "STREAMK", 2), problem(1000, 1300, 700)).grid.x, 264u);
+  // Fewer iterations than blocks: one block per iteration (1 tile of 2 K tiles).
+  const LaunchGeometry few = f2().geometry(sk, problem(100, 100, 64));
+  EXPECT_EQ(few.grid.x, 2u);
+  EXPECT_EQ(few.k_slice, 32);
+  EXPECT_TRUE(has_define(f2().defines(sk, problem(64, 64, 64)), "-DSTREAMK=1"));
+  EXPECT_EQ(f2().cannot_implement(sk, problem(1000, 1300, 700)), "");
+  EXPECT_NE(f2().cannot_implement(sk, problem(129 * 128, 129 * 128, 64)).find("tile counters"),
+            std::string::npos);
+  EXPECT_GT(f2().complexity(sk), f2().complexity(with(base(), "SPLITK", 2)));
+}
+
 TEST(F2TmaFamily, SplitKRefusesWhatItsCountersOrWorkspaceCannotHold) {
   const Knobs split = with(base(), "SPLITK", 2);
   // 129 x 129 tiles of 128 x 128: more tiles than arrival counters.
@@ -194,7 +222,9 @@ TEST(F2TmaFamily, SplitKRefusesWhatItsCountersOrWorkspaceCannotHold) {
 TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   Knobs old = base();
   old.erase("SPLITK");
+  old.erase("STREAMK");
   EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
+  EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
   EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096)).k_splits, 1);
 }
 
@@ -221,17 +251,20 @@ TEST(F2TmaFamily, DefaultSpaceIsValidAndCoversBothBoxDepths) {
   EXPECT_TRUE(bk16 && bk32);
 }
 
-TEST(F2TmaFamily, SplitKSpaceIsValidAndSplitsOnly) {
-  const SearchSpace space =
-      load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f2_tma_split_k.yaml");
-  ASSERT_EQ(space.families.size(), 1u);
-  EXPECT_EQ(space.families[0].family, &f2());
-  const Enumeration e = enumerate(space, DeviceLimits{});
-  EXPECT_GE(e.valid.size(), 20u);
-  EXPECT_LE(e.valid.size(), 160u);
-  for (const Candidate& c : e.valid) {
-    EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
-    EXPECT_GT(knob(c.knobs, "SPLITK"), 1) << knobs_to_string(c.knobs);
+TEST(F2TmaFamily, SplitKAndStreamKSpacesAreValidAndShareOutK) {
+  for (const char* file : {"f2_tma_split_k.yaml", "f2_tma_stream_k.yaml"}) {
+    const SearchSpace space =
+        load_search_space(std::string(SGEMM_SOURCE_DIR "/configs/spaces/") + file);
+    ASSERT_EQ(space.families.size(), 1u);
+    EXPECT_EQ(space.families[0].family, &f2());
+    const Enumeration e = enumerate(space, DeviceLimits{});
+    EXPECT_GE(e.valid.size(), 20u) << file;
+    EXPECT_LE(e.valid.size(), 160u) << file;
+    for (const Candidate& c : e.valid) {
+      EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
+      EXPECT_TRUE(knob(c.knobs, "SPLITK") > 1 || knob(c.knobs, "STREAMK") > 0)
+          << knobs_to_string(c.knobs);
+    }
   }
 }
 

@@ -1,11 +1,12 @@
 // Family F2 (kernel_templates/f2_tma.cu): TMA-fed SIMT SGEMM for sm_90. Its knobs, the
 // constraints that mirror the template's static_asserts and resource limits, NVRTC defines,
-// launch geometry (split-K over blockIdx.z, summed in the kernel) and the tensor-map boxes the
-// launch encodes.
+// launch geometry (split-K over blockIdx.z or stream-K over a persistent grid, summed in the
+// kernel) and the tensor-map boxes the launch encodes.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "sgemm_args.h"
 #include "space/family.hpp"
@@ -16,10 +17,13 @@ namespace sgt {
 namespace {
 
 constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
+// STREAMK counts persistent blocks per SM of this many: the H200's SM count (F4's SPLITK counts
+// waves of the same size). The knob is tuned per GPU, so another SM count only shifts its best value.
+constexpr int kWaveBlocks = 132;
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"BM", "BN", "BK", "WM",     "WN",
-                                             "TM", "TN", "STAGES", "RASTER", "SPLITK"};
+                                             "TM", "TN", "STAGES", "RASTER", "SPLITK", "STREAMK"};
   return n;
 }
 
@@ -28,8 +32,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 struct Shape {
   int bm, bn, bk, wm, wn, tm, tn, stages;
-  // Configurations stored before SPLITK existed did not split K.
-  int splitk;
+  // Configurations stored before SPLITK or STREAMK existed did not share out K.
+  int splitk, streamk;
   explicit Shape(const Knobs& k)
       : bm(knob(k, "BM")),
         bn(knob(k, "BN")),
@@ -39,7 +43,8 @@ struct Shape {
         tm(knob(k, "TM")),
         tn(knob(k, "TN")),
         stages(knob(k, "STAGES")),
-        splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1) {}
+        splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1),
+        streamk(k.contains("STREAMK") ? knob(k, "STREAMK") : 0) {}
   int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
   // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
@@ -56,6 +61,31 @@ std::int64_t tile_count(const Shape& s, const ProblemKey& p) {
 // Partial sums of a split: one BM x BN tile per split and tile (the kernel's own layout).
 std::int64_t partial_floats(const Shape& s, const ProblemKey& p, const KSplit& split) {
   return std::int64_t{split.k_splits} * tile_count(s, p) * s.bm * s.bn;
+}
+
+// Stream-K: T = tiles x K tiles iterations shared out over `grid` persistent blocks (at most one
+// per iteration), each holding at most two partial tiles (its first and its last).
+struct StreamK {
+  std::int64_t iterations = 0;
+  int grid = 0;
+  std::int64_t per_block = 0;  // iterations of the longest share
+  int tile_splits = 0;  // blocks one tile is shared by, at most
+};
+
+StreamK stream_k_of(const Shape& s, const ProblemKey& p) {
+  StreamK sk;
+  const std::int64_t kt = ceil_div(p.k, s.bk);
+  sk.iterations = tile_count(s, p) * kt;
+  if (s.streamk <= 0 || sk.iterations <= 0) return sk;
+  sk.grid = static_cast<int>(std::min<std::int64_t>(std::int64_t{s.streamk} * kWaveBlocks, sk.iterations));
+  sk.per_block = ceil_div(sk.iterations, sk.grid);
+  const std::int64_t shortest = sk.iterations / sk.grid;
+  sk.tile_splits = static_cast<int>(std::min<std::int64_t>(ceil_div(kt, shortest) + 1, sk.grid));
+  return sk;
+}
+
+std::int64_t stream_k_partial_floats(const Shape& s, const StreamK& sk) {
+  return std::int64_t{2} * sk.grid * s.bm * s.bn;
 }
 
 // The TMA box of one operand tile: BX x BK, K-contiguous rows swizzled by their own size.
@@ -99,6 +129,13 @@ class F2Tma final : public Family {
         {"stages_2_to_8", [](const Knobs& k) { return in(knob(k, "STAGES"), 2, 8); }},
         {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
         {"splitk_1_to_16", [](const Knobs& k) { return in(Shape(k).splitk, 1, 16); }},
+        {"streamk_0_to_4", [](const Knobs& k) { return in(Shape(k).streamk, 0, 4); }},
+        // Both share out K, differently: a configuration uses at most one of them.
+        {"streamk_or_splitk",
+         [](const Knobs& k) {
+           const Shape s(k);
+           return s.streamk == 0 || s.splitk == 1;
+         }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
         {"registers_estimate",
@@ -130,14 +167,22 @@ class F2Tma final : public Family {
         return fmt::format("split-K workspace of {} floats exceeds the {} limit",
                            partial_floats(s, p, split), kMaxSplitWorkspaceFloats);
     }
+    if (s.streamk > 0) {
+      if (tile_count(s, p) > SGEMM_TILE_COUNTERS)
+        return fmt::format("stream-K over {} tiles exceeds the {} tile counters", tile_count(s, p),
+                           SGEMM_TILE_COUNTERS);
+      if (stream_k_of(s, p).per_block * s.bk > std::numeric_limits<int>::max())
+        return "stream-K share of K beyond the kernel's 32-bit iteration counts";
+    }
     return {};
   }
 
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "SPLITK") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+      if (n != "SPLITK" && n != "STREAMK") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
     out.push_back(fmt::format("-DSPLITK={}", Shape(knobs).splitk));
+    out.push_back(fmt::format("-DSTREAMK={}", Shape(knobs).streamk));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     return out;
@@ -163,14 +208,24 @@ class F2Tma final : public Family {
       g.workspace_floats =
           SGEMM_TILE_COUNTERS + static_cast<std::size_t>(partial_floats(s, p, split));
     }
+    if (const StreamK sk = stream_k_of(s, p); sk.grid > 0) {
+      g.grid.x = static_cast<unsigned>(sk.grid);
+      // For the launch (counters and workspace) and the cost model: a tile is shared by up to
+      // tile_splits blocks, each running at most per_block K tiles.
+      g.k_splits = std::max(2, sk.tile_splits);
+      g.k_slice = static_cast<int>(sk.per_block * s.bk);
+      g.workspace_floats =
+          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(stream_k_partial_floats(s, sk));
+    }
     return g;
   }
 
   // Each optional mechanism adds one (split-K two); TMA itself is one, so F1 wins a tie at equal
   // depth.
   int complexity(const Knobs& k) const override {
-    return 1 + (knob(k, "STAGES") - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) +
-           (Shape(k).splitk > 1 ? 2 : 0);
+    const Shape s(k);
+    return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +
+           (s.streamk > 0 ? 3 : 0);
   }
 };
 
