@@ -22,7 +22,7 @@ phase=${PHASE:-tests}
 gpu_facts
 case $phase in
   tests)
-    gpu_tests gpu-tests-f2 'F2Tma.*:Families/FamilyCorrectness.*/f2_tma:InKernelReduce/FusedReduce.*/f2_tma' 360
+    gpu_tests gpu-tests-f2 'F2Tma.*:Families/FamilyCorrectness.*/f2_tma:InKernelReduce/FusedReduce.*/f2_tma' 480
     sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/f2_tma' 200 memcheck-f2
     mv "$out/memcheck-f2.log" "$res/"
     ;;
