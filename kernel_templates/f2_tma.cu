@@ -291,33 +291,62 @@ __device__ __forceinline__ size_t partial_group(int i, int j) {
   return static_cast<size_t>((i / 4) * TN + j) * kThreads;
 }
 
-// Split-K epilogue: stores this block's partial tile; the last split of the tile to arrive sums
-// every split's partial tile in split order (the same sums whichever split that is) and writes C.
-// The sums are read back from the workspace, its own split's too, so that the accumulators are
-// dead once stored (no registers held across the reduction).
-__device__ __forceinline__ void reduce_splits(const SgemmArgs& args, int m0, int n0, int a0, int b0,
-                                              const float (&acc)[TM][TN]) {
-  const size_t split_floats4 = static_cast<size_t>(gridDim.x) * (TM / 4) * TN * kThreads;
-  float4* const tile = reinterpret_cast<float4*>(args.workspace) +
-                       static_cast<size_t>(blockIdx.x) * (TM / 4) * TN * kThreads + threadIdx.x;
-  float4* const mine = tile + blockIdx.z * split_floats4;
+// acc = the sum of the partial tiles at slot(0), slot(1), ..., slot(n - 1), in that order. All the
+// loads of one partial tile are in flight together: summed group by group instead, each of the
+// thread's groups would wait out one L2 round trip per partial tile.
+template <class Slot>
+__device__ __forceinline__ void sum_partials(int n, Slot slot, float (&acc)[TM][TN]) {
+  const float4* const p0 = slot(0);
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+#pragma unroll
+    for (int i = 0; i < TM; i += 4) {
+      const float4 v = __ldcg(p0 + partial_group(i, j));
+      acc[i][j] = v.x, acc[i + 1][j] = v.y, acc[i + 2][j] = v.z, acc[i + 3][j] = v.w;
+    }
+  }
+  for (int z = 1; z < n; ++z) {
+    const float4* const p = slot(z);
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        const float4 v = __ldcg(p + partial_group(i, j));
+        acc[i][j] += v.x, acc[i + 1][j] += v.y, acc[i + 2][j] += v.z, acc[i + 3][j] += v.w;
+      }
+    }
+  }
+}
+
+// Stores the thread's accumulators as one partial tile at `dst`.
+__device__ __forceinline__ void store_partial(float4* dst, const float (&acc)[TM][TN]) {
 #pragma unroll
   for (int j = 0; j < TN; ++j) {
 #pragma unroll
     for (int i = 0; i < TM; i += 4)
-      __stcg(mine + partial_group(i, j),
+      __stcg(dst + partial_group(i, j),
              make_float4(acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]));
   }
-  if (!split_k_last_to_arrive(args.tile_counters + blockIdx.x, args.k_splits)) return;
+}
+
+__device__ __forceinline__ void write_acc(const SgemmArgs& args, int m0, int n0, int a0, int b0,
+                                          const float (&acc)[TM][TN]) {
   write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
-    const float4* const p = tile + partial_group(i, j);
-    float4 sum = __ldcg(p);
-    for (int z = 1; z < args.k_splits; ++z) {
-      const float4 part = __ldcg(p + z * split_floats4);
-      sum.x += part.x, sum.y += part.y, sum.z += part.z, sum.w += part.w;
-    }
-    v[0] = sum.x, v[1] = sum.y, v[2] = sum.z, v[3] = sum.w;
+    v[0] = acc[i][j], v[1] = acc[i + 1][j], v[2] = acc[i + 2][j], v[3] = acc[i + 3][j];
   });
+}
+
+// Split-K epilogue: stores this block's partial tile; the last split of the tile to arrive sums
+// every split's partial tile in split order (the same sums whichever split that is) and writes C.
+__device__ __forceinline__ void reduce_splits(const SgemmArgs& args, int m0, int n0, int a0, int b0,
+                                              float (&acc)[TM][TN]) {
+  const size_t split_floats4 = static_cast<size_t>(gridDim.x) * (TM / 4) * TN * kThreads;
+  float4* const tile = reinterpret_cast<float4*>(args.workspace) +
+                       static_cast<size_t>(blockIdx.x) * (TM / 4) * TN * kThreads + threadIdx.x;
+  store_partial(tile + blockIdx.z * split_floats4, acc);
+  if (!split_k_last_to_arrive(args.tile_counters + blockIdx.x, args.k_splits)) return;
+  sum_partials(args.k_splits, [&](int z) { return tile + z * split_floats4; }, acc);
+  write_acc(args, m0, n0, a0, b0, acc);
 }
 
 // Stream-K: T = tiles * kt iterations (a tile's kt K tiles, tile after tile), block b of the G in
@@ -339,35 +368,22 @@ struct StreamK {
 __device__ __forceinline__ void finish_stream_k_tile(const SgemmArgs& args, const StreamK& sk,
                                                      int tile, long long seg_begin,
                                                      long long seg_end, int m0, int n0, int a0,
-                                                     int b0, const float (&acc)[TM][TN]) {
+                                                     int b0, float (&acc)[TM][TN]) {
   const long long tile_begin = static_cast<long long>(tile) * sk.kt;
   const long long tile_end = tile_begin + sk.kt;
   if (seg_begin == tile_begin && seg_end == tile_end) {
-    write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
-      v[0] = acc[i][j], v[1] = acc[i + 1][j], v[2] = acc[i + 2][j], v[3] = acc[i + 3][j];
-    });
+    write_acc(args, m0, n0, a0, b0, acc);
     return;
   }
   constexpr size_t kSlotFloats4 = static_cast<size_t>(TM / 4) * TN * kThreads;
   float4* const slots = reinterpret_cast<float4*>(args.workspace) + threadIdx.x;
-  float4* const mine = slots + sk.slot(static_cast<int>(blockIdx.x), tile) * kSlotFloats4;
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-#pragma unroll
-    for (int i = 0; i < TM; i += 4)
-      __stcg(mine + partial_group(i, j),
-             make_float4(acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]));
-  }
+  store_partial(slots + sk.slot(static_cast<int>(blockIdx.x), tile) * kSlotFloats4, acc);
   const int b_lo = sk.block_of(tile_begin), b_hi = sk.block_of(tile_end - 1);
   if (!split_k_last_to_arrive(args.tile_counters + tile, b_hi - b_lo + 1)) return;
-  write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
-    float4 sum = __ldcg(slots + sk.slot(b_lo, tile) * kSlotFloats4 + partial_group(i, j));
-    for (int b = b_lo + 1; b <= b_hi; ++b) {
-      const float4 part = __ldcg(slots + sk.slot(b, tile) * kSlotFloats4 + partial_group(i, j));
-      sum.x += part.x, sum.y += part.y, sum.z += part.z, sum.w += part.w;
-    }
-    v[0] = sum.x, v[1] = sum.y, v[2] = sum.z, v[3] = sum.w;
-  });
+  sum_partials(b_hi - b_lo + 1,
+               [&](int z) { return slots + sk.slot(b_lo + z, tile) * kSlotFloats4; },
+               acc);
+  write_acc(args, m0, n0, a0, b0, acc);
 }
 
 }  // namespace f2
@@ -499,12 +515,9 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
       if (producer && t + STAGES < ktiles)
         load_stage(t % STAGES, m0, n0, k_begin + (t + STAGES) * BK);
     }
-    if (SPLITK > 1 && split) {
+    if (SPLITK > 1 && split)
       reduce_splits(args, m0, n0, a0, b0, acc);
-    } else {
-      write_c(args, m0, n0, a0, b0, [&](int i, int j, float (&v)[4]) {
-        v[0] = acc[i][j], v[1] = acc[i + 1][j], v[2] = acc[i + 2][j], v[3] = acc[i + 3][j];
-      });
-    }
+    else
+      write_acc(args, m0, n0, a0, b0, acc);
   }
 }
