@@ -159,21 +159,15 @@ class F2Tma final : public Family {
                          p.align);
     const Shape s(knobs);
     const KSplit split = split_k(p, s.splitk, s.bk);
-    if (split.k_splits > 1) {
-      if (tile_count(s, p) > SGEMM_TILE_COUNTERS)
-        return fmt::format("split-K over {} tiles exceeds the {} tile counters", tile_count(s, p),
-                           SGEMM_TILE_COUNTERS);
-      if (partial_floats(s, p, split) > kMaxSplitWorkspaceFloats)
-        return fmt::format("split-K workspace of {} floats exceeds the {} limit",
-                           partial_floats(s, p, split), kMaxSplitWorkspaceFloats);
-    }
-    if (s.streamk > 0) {
-      if (tile_count(s, p) > SGEMM_TILE_COUNTERS)
-        return fmt::format("stream-K over {} tiles exceeds the {} tile counters", tile_count(s, p),
-                           SGEMM_TILE_COUNTERS);
-      if (stream_k_of(s, p).per_block * s.bk > std::numeric_limits<int>::max())
-        return "stream-K share of K beyond the kernel's 32-bit iteration counts";
-    }
+    // Both ways of sharing out K count arrivals on one counter per output tile.
+    if ((split.k_splits > 1 || s.streamk > 0) && tile_count(s, p) > SGEMM_TILE_COUNTERS)
+      return fmt::format("sharing K over {} tiles exceeds the {} tile counters", tile_count(s, p),
+                         SGEMM_TILE_COUNTERS);
+    if (split.k_splits > 1 && partial_floats(s, p, split) > kMaxSplitWorkspaceFloats)
+      return fmt::format("split-K workspace of {} floats exceeds the {} limit",
+                         partial_floats(s, p, split), kMaxSplitWorkspaceFloats);
+    if (s.streamk > 0 && stream_k_of(s, p).per_block * s.bk > std::numeric_limits<int>::max())
+      return "stream-K share of K beyond the kernel's 32-bit iteration counts";
     return {};
   }
 
