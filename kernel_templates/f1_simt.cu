@@ -1,7 +1,9 @@
 // Family F1: SIMT multistage SGEMM (sm_80+, tuned for Hopper). cp.async pipelines fill K-major
-// shared tiles, warps compute WM x WN tiles from 4x4 register sub-tiles (128-bit shared loads), and
-// split-K writes partial tiles to a workspace that sgemm_reduce sums in fixed order.
+// shared tiles, warps compute WM x WN tiles from 4x4 register sub-tiles (128-bit shared loads).
+// Split-K writes partial tiles to a workspace that is summed in split order, either by a second
+// kernel (sgemm_reduce) or, with REDUCE, by the last split of each tile to arrive.
 #include "sgemm_args.h"
+#include "split_k_serial.cuh"
 
 // ---- Knobs (host side: src/space/families/f1_simt.cpp). Defaults: a 128x128x8 tile. ----------
 #ifndef BM
@@ -42,6 +44,9 @@
 #endif
 #ifndef SPLITK
 #define SPLITK 1  // K splits (>1: partial tiles to workspace, then sgemm_reduce)
+#endif
+#ifndef REDUCE
+#define REDUCE 0  // 1: the last split of a tile sums the partial tiles in this kernel
 #endif
 // Problem class, from the ProblemKey.
 #ifndef TRANS_A
@@ -88,6 +93,7 @@ static_assert(STAGES >= 2, "at least a double buffer");
 static_assert(PAD % 4 == 0, "shared rows must stay 16-byte aligned");
 static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && MIN_BLOCKS >= 1, "knob ranges");
+static_assert(REDUCE == 0 || REDUCE == 1, "REDUCE is 0 or 1");
 
 // Where the next K tile of A and B comes from.
 struct TileSource {
@@ -264,8 +270,12 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
 #endif
   cp_async_wait<0>();  // no copy may outlive the block (empty groups only, but be exact)
 
+  // In-kernel split-K: only the last split of the tile to arrive goes on, with the sum of all.
+  const bool split = SPLITK > 1 && args.k_splits > 1;
+  if (REDUCE && split && !PartialTile<TM, TN, kThreads>::reduce_splits(args, acc)) return;
+
   // Epilogue: each thread owns (TM/4) x TN runs of 4 consecutive rows of one column.
-  const bool to_workspace = SPLITK > 1 && args.k_splits > 1;
+  const bool to_workspace = !REDUCE && split;
   float* out;
   int ld;
   bool vec_ok = true;
@@ -301,7 +311,7 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   }
 }
 
-#if SPLITK > 1
+#if SPLITK > 1 && !REDUCE
 // Sums the k_splits partial products in split order (deterministic) and applies alpha and beta
 // once. Each thread handles runs of 4 rows of one column, grid-stride.
 extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {

@@ -284,50 +284,7 @@ __device__ __forceinline__ void write_c(const SgemmArgs& args, int m0, int n0, i
   }
 }
 
-// Split-K partial tiles: [split][tile][group][thread] float4s, group (i / 4) * TN + j holding
-// fragment rows i..i+3 of column j, so that every store and load is a coalesced 128-bit access of
-// the thread's own accumulators and needs no bounds check.
-__device__ __forceinline__ size_t partial_group(int i, int j) {
-  return static_cast<size_t>((i / 4) * TN + j) * kThreads;
-}
-
-// acc = the sum of the partial tiles at slot(0), slot(1), ..., slot(n - 1), in that order. All the
-// loads of one partial tile are in flight together: summed group by group instead, each of the
-// thread's groups would wait out one L2 round trip per partial tile.
-template <class Slot>
-__device__ __forceinline__ void sum_partials(int n, Slot slot, float (&acc)[TM][TN]) {
-  const float4* const p0 = slot(0);
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-#pragma unroll
-    for (int i = 0; i < TM; i += 4) {
-      const float4 v = __ldcg(p0 + partial_group(i, j));
-      acc[i][j] = v.x, acc[i + 1][j] = v.y, acc[i + 2][j] = v.z, acc[i + 3][j] = v.w;
-    }
-  }
-  for (int z = 1; z < n; ++z) {
-    const float4* const p = slot(z);
-#pragma unroll
-    for (int j = 0; j < TN; ++j) {
-#pragma unroll
-      for (int i = 0; i < TM; i += 4) {
-        const float4 v = __ldcg(p + partial_group(i, j));
-        acc[i][j] += v.x, acc[i + 1][j] += v.y, acc[i + 2][j] += v.z, acc[i + 3][j] += v.w;
-      }
-    }
-  }
-}
-
-// Stores the thread's accumulators as one partial tile at `dst`.
-__device__ __forceinline__ void store_partial(float4* dst, const float (&acc)[TM][TN]) {
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-#pragma unroll
-    for (int i = 0; i < TM; i += 4)
-      __stcg(dst + partial_group(i, j),
-             make_float4(acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]));
-  }
-}
+using Partials = PartialTile<TM, TN, kThreads>;
 
 __device__ __forceinline__ void write_acc(const SgemmArgs& args, int m0, int n0, int a0, int b0,
                                           const float (&acc)[TM][TN]) {
@@ -336,17 +293,10 @@ __device__ __forceinline__ void write_acc(const SgemmArgs& args, int m0, int n0,
   });
 }
 
-// Split-K epilogue: stores this block's partial tile; the last split of the tile to arrive sums
-// every split's partial tile in split order (the same sums whichever split that is) and writes C.
+// Split-K epilogue: the last split of the tile to arrive writes the sum of all splits to C.
 __device__ __forceinline__ void reduce_splits(const SgemmArgs& args, int m0, int n0, int a0, int b0,
                                               float (&acc)[TM][TN]) {
-  const size_t split_floats4 = static_cast<size_t>(gridDim.x) * (TM / 4) * TN * kThreads;
-  float4* const tile = reinterpret_cast<float4*>(args.workspace) +
-                       static_cast<size_t>(blockIdx.x) * (TM / 4) * TN * kThreads + threadIdx.x;
-  store_partial(tile + blockIdx.z * split_floats4, acc);
-  if (!split_k_last_to_arrive(args.tile_counters + blockIdx.x, args.k_splits)) return;
-  sum_partials(args.k_splits, [&](int z) { return tile + z * split_floats4; }, acc);
-  write_acc(args, m0, n0, a0, b0, acc);
+  if (Partials::reduce_splits(args, acc)) write_acc(args, m0, n0, a0, b0, acc);
 }
 
 // Stream-K: T = tiles * kt iterations (a tile's kt K tiles, tile after tile), block b of the G in
@@ -375,12 +325,12 @@ __device__ __forceinline__ void finish_stream_k_tile(const SgemmArgs& args, cons
     write_acc(args, m0, n0, a0, b0, acc);
     return;
   }
-  constexpr size_t kSlotFloats4 = static_cast<size_t>(TM / 4) * TN * kThreads;
+  constexpr size_t kSlotFloats4 = Partials::kFloat4s;
   float4* const slots = reinterpret_cast<float4*>(args.workspace) + threadIdx.x;
-  store_partial(slots + sk.slot(static_cast<int>(blockIdx.x), tile) * kSlotFloats4, acc);
+  Partials::store(slots + sk.slot(static_cast<int>(blockIdx.x), tile) * kSlotFloats4, acc);
   const int b_lo = sk.block_of(tile_begin), b_hi = sk.block_of(tile_end - 1);
   if (!split_k_last_to_arrive(args.tile_counters + tile, b_hi - b_lo + 1)) return;
-  sum_partials(b_hi - b_lo + 1,
+  Partials::sum(b_hi - b_lo + 1,
                [&](int z) { return slots + sk.slot(b_lo + z, tile) * kSlotFloats4; },
                acc);
   write_acc(args, m0, n0, a0, b0, acc);
@@ -481,18 +431,21 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
         if (s < count) issue(s);
     }
     long long seg_begin = first;  // where this block's share of the current tile began
+    int tile = static_cast<int>(first / kt);
+    long long tile_end = static_cast<long long>(tile + 1) * kt;  // no division in the loop
     for (int t = 0; t < count; ++t) {
       compute_stage(t);
       if (producer && t + STAGES < count) issue(t + STAGES);
       const long long it = first + t;
-      if ((it + 1) % kt == 0 || t + 1 == count) {
-        const int tile = static_cast<int>(it / kt);
+      if (it + 1 == tile_end || t + 1 == count) {
         int tile_m, tile_n;
         f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
         finish_stream_k_tile(args, sk, tile, seg_begin, it + 1, tile_m * BM, tile_n * BN, a0, b0,
                              acc);
         clear();
         seg_begin = it + 1;
+        ++tile;
+        tile_end += kt;
       }
     }
   } else {

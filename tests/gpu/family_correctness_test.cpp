@@ -110,7 +110,7 @@ TEST_P(FamilyCorrectness, SanitizerSample) {
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
-// Split-K summed inside sgemm_main (F4's REDUCE = 1, F2's SPLITK > 1): every check above, on
+// Split-K summed inside sgemm_main (F1 and F4 with REDUCE = 1, F2 with SPLITK > 1 or STREAMK > 0): every check above, on
 // problems that do split, and the same workspace used again and again (its tile counters must come
 // back to zero).
 class FusedReduce : public ::testing::TestWithParam<std::string> {};

@@ -18,7 +18,7 @@ const Family& f1() { return find_family("f1_simt"); }
 Knobs base() {
   return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32}, {"WN", 64},
           {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4}, {"REGDB", 1},
-          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}};
+          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -205,6 +205,40 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
   EXPECT_EQ(tiny.grid.z, 1u);
 }
 
+TEST(F1SimtFamily, InKernelReduceNeedsNoSecondKernelAndKeepsTileCounters) {
+  const Knobs fused = with(with(base(), "SPLITK", 4), "REDUCE", 1);
+  EXPECT_EQ(why(fused), "");
+  const LaunchGeometry g = f1().geometry(fused, problem(1023, 1025, 1027));
+  EXPECT_EQ(g.k_splits, 4);
+  EXPECT_EQ(g.grid.z, 4u);
+  EXPECT_FALSE(g.has_reduce);
+  // The counters, then one 128 x 128 partial tile per split and tile (8 x 9 tiles).
+  EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 4u * 72u * 128u * 128u);
+  // K within one BK: no split, so nothing to sum and no workspace.
+  const LaunchGeometry tiny = f1().geometry(fused, problem(64, 64, 5));
+  EXPECT_EQ(tiny.k_splits, 1);
+  EXPECT_EQ(tiny.workspace_floats, 0u);
+  // One arrival counter per output tile: 129 x 129 tiles of 32 x 32 are too many to share K.
+  Knobs small = with(fused, "SPLITK", 2);
+  small["BM"] = 32, small["BN"] = 32, small["WM"] = 32, small["WN"] = 16, small["TM"] = 4;
+  small["TN"] = 4;
+  ASSERT_EQ(why(small), "");
+  EXPECT_NE(f1().cannot_implement(small, problem(4128, 4128, 64)), "");
+  EXPECT_EQ(f1().cannot_implement(small, problem(4096, 4096, 64)), "");
+  EXPECT_EQ(f1().cannot_implement(with(small, "REDUCE", 0), problem(4128, 4128, 64)), "");
+  // Configurations stored before REDUCE existed sum in sgemm_reduce.
+  Knobs old = with(base(), "SPLITK", 4);
+  old.erase("REDUCE");
+  EXPECT_TRUE(f1().geometry(old, problem(1023, 1025, 1027)).has_reduce);
+  const auto d = f1().defines(old, problem(8, 8, 8));
+  EXPECT_NE(std::find(d.begin(), d.end(), "-DREDUCE=0"), d.end());
+  const auto d1 = f1().defines(fused, problem(8, 8, 8));
+  EXPECT_NE(std::find(d1.begin(), d1.end(), "-DREDUCE=1"), d1.end());
+  EXPECT_LT(f1().complexity(with(fused, "REDUCE", 0)), f1().complexity(fused));
+  EXPECT_EQ(why(with(fused, "REDUCE", 2)), "reduce_0_or_1");
+  EXPECT_EQ(why(with(base(), "REDUCE", 1)), "reduce_needs_split");
+}
+
 TEST(F1SimtFamily, CannotImplementInvalidOrDegenerateProblems) {
   EXPECT_EQ(f1().cannot_implement(base(), problem(1000, 1300, 700)), "");
   EXPECT_EQ(f1().cannot_implement(base(), problem(1, 1, 1, Op::T, Op::T, 1)), "");
@@ -249,6 +283,22 @@ TEST(F1SimtFamily, DefaultSpaceIsSmallAndValid) {
   }
   EXPECT_TRUE(has_split);
   EXPECT_TRUE(has_large);
+}
+
+TEST(F1SimtFamily, FusedReduceSpaceIsValidAndSplitsInTheKernel) {
+  const SearchSpace space =
+      load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f1_simt_fused_reduce.yaml");
+  ASSERT_EQ(space.families.size(), 1u);
+  EXPECT_EQ(space.families[0].family, &f1());
+  const Enumeration e = enumerate(space, DeviceLimits{});
+  EXPECT_GE(e.valid.size(), 20u);
+  EXPECT_LE(e.valid.size(), 200u);
+  for (const Candidate& c : e.valid) {
+    EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
+    EXPECT_GT(knob(c.knobs, "SPLITK"), 1) << knobs_to_string(c.knobs);
+    EXPECT_EQ(knob(c.knobs, "REDUCE"), 1) << knobs_to_string(c.knobs);
+    EXPECT_FALSE(f1().geometry(c.knobs, problem(1023, 1025, 1027)).has_reduce);
+  }
 }
 
 }  // namespace

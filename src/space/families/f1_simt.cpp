@@ -1,5 +1,6 @@
 // Family F1 (kernel_templates/f1_simt.cu): SIMT multistage SGEMM. Its knobs, the constraints that
-// mirror the template's static_asserts and resource limits, NVRTC defines and launch geometry.
+// mirror the template's static_asserts and resource limits, NVRTC defines and launch geometry
+// (split-K summed by sgemm_reduce, or with REDUCE by the kernel itself).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,7 +22,7 @@ constexpr int kMaxThreadsPerSm = 2048;
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",  "WN",
                                              "TM",         "TN",     "STAGES", "PAD", "REGDB",
-                                             "MIN_BLOCKS", "RASTER", "SPLITK"};
+                                             "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE"};
   return n;
 }
 
@@ -52,6 +53,21 @@ struct Shape {
 
 KSplit split_of(const Knobs& knobs, const ProblemKey& p) {
   return split_k(p, knob(knobs, "SPLITK"), knob(knobs, "BK"));
+}
+
+// Configurations stored before REDUCE existed summed their splits in sgemm_reduce.
+int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
+
+std::int64_t tile_count(const Shape& s, const ProblemKey& p) {
+  return ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn);
+}
+
+// Partial sums of a split: k_splits x m x n for sgemm_reduce; one BM x BN tile per split and tile
+// in the threads' own layout when the kernel sums them (split_k_serial.cuh).
+std::int64_t partial_floats(const Knobs& knobs, const ProblemKey& p, const KSplit& split) {
+  const Shape s(knobs);
+  return reduce_of(knobs) ? std::int64_t{split.k_splits} * tile_count(s, p) * s.bm * s.bn
+                          : std::int64_t{split.k_splits} * p.m * p.n;
 }
 
 class F1Simt final : public Family {
@@ -89,6 +105,10 @@ class F1Simt final : public Family {
         {"regdb_0_or_1", [](const Knobs& k) { return in(knob(k, "REGDB"), 0, 1); }},
         {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
         {"splitk_1_to_64", [](const Knobs& k) { return in(knob(k, "SPLITK"), 1, 64); }},
+        {"reduce_0_or_1", [](const Knobs& k) { return in(reduce_of(k), 0, 1); }},
+        // Without a split there is nothing to sum: REDUCE = 1 would duplicate REDUCE = 0.
+        {"reduce_needs_split",
+         [](const Knobs& k) { return reduce_of(k) == 0 || knob(k, "SPLITK") > 1; }},
         {"min_blocks_1_to_4", [](const Knobs& k) { return in(knob(k, "MIN_BLOCKS"), 1, 4); }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
@@ -141,17 +161,23 @@ class F1Simt final : public Family {
     if (p.m == 0 || p.n == 0) return "empty output (m or n is 0): nothing to launch";
     const KSplit split = split_of(knobs, p);
     if (split.k_splits > 1) {
-      const std::int64_t floats = std::int64_t{split.k_splits} * p.m * p.n;
+      const std::int64_t floats = partial_floats(knobs, p, split);
       if (floats > kMaxSplitWorkspaceFloats)
         return fmt::format("split-K workspace of {} floats exceeds the {} limit", floats,
                            kMaxSplitWorkspaceFloats);
+      const std::int64_t tiles = tile_count(Shape(knobs), p);
+      if (reduce_of(knobs) && tiles > SGEMM_TILE_COUNTERS)
+        return fmt::format("split-K over {} tiles exceeds the {} tile counters", tiles,
+                           SGEMM_TILE_COUNTERS);
     }
     return {};
   }
 
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
-    for (const std::string& n : names()) out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    for (const std::string& n : names())
+      if (n != "REDUCE") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    out.push_back(fmt::format("-DREDUCE={}", reduce_of(knobs)));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -161,8 +187,7 @@ class F1Simt final : public Family {
   LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
     const Shape s(knobs);
     LaunchGeometry g;
-    const std::int64_t tiles = ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn);
-    g.grid.x = static_cast<unsigned>(tiles);  // rasterized in the kernel from a 1-D id
+    g.grid.x = static_cast<unsigned>(tile_count(s, p));  // rasterized in the kernel from a 1-D id
     g.block.x = static_cast<unsigned>(s.threads());
     g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
     g.tile_m = s.bm;
@@ -172,10 +197,11 @@ class F1Simt final : public Family {
     g.k_slice = split.k_slice;
     if (split.k_splits > 1) {
       g.grid.z = static_cast<unsigned>(split.k_splits);
-      g.has_reduce = true;
       // The tile counters every split-K workspace starts with (sgemm_args.h), then the partials.
       g.workspace_floats =
-          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(split.k_splits) * p.m * p.n;
+          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(partial_floats(knobs, p, split));
+      if (reduce_of(knobs)) return g;
+      g.has_reduce = true;
       // One thread per run of 4 rows of a column.
       const std::int64_t runs = ceil_div(p.m, 4) * p.n;
       g.reduce_block.x = kReduceThreads;
@@ -189,7 +215,7 @@ class F1Simt final : public Family {
   int complexity(const Knobs& k) const override {
     return (knob(k, "STAGES") - 2) + knob(k, "REGDB") + (knob(k, "PAD") > 0 ? 1 : 0) +
            (knob(k, "RASTER") > 1 ? 1 : 0) + (knob(k, "MIN_BLOCKS") > 1 ? 1 : 0) +
-           (knob(k, "SPLITK") > 1 ? 2 : 0);
+           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k);
   }
 };
 
