@@ -59,8 +59,10 @@ std::vector<std::size_t> warm_start_candidates(const ProblemKey& key,
   std::vector<std::pair<double, std::size_t>> near;
   for (const KnownWinner& w : winners) {
     const ProblemKey& p = w.problem;
-    if (p == key || p.transa != key.transa || p.transb != key.transb || p.align != key.align) continue;
-    double distance = 0;
+    if (p.transa != key.transa || p.transb != key.transb || p.align != key.align) continue;
+    // The problem's own earlier winner (a retune) comes first: after a template change it is the
+    // likeliest winner again, and the cost model need not rank it within the budget.
+    double distance = p == key ? -1.0 : 0.0;
     bool close = true;
     for (auto [a, b] : {std::pair{p.m, key.m}, {p.n, key.n}, {p.k, key.k}}) {
       const double r = std::log2(std::max(a, 1)) - std::log2(std::max(b, 1));

@@ -32,8 +32,8 @@ struct KnownWinner {
 };
 
 // Indices into candidates of up to four of the winners on problems of the same transposes and
-// alignment class within a factor of two per dimension (the problem itself left out), nearest
-// first.
+// alignment class within a factor of two per dimension, nearest first: the problem's own winner
+// (when it is tuned again) before all others.
 std::vector<std::size_t> warm_start_candidates(const ProblemKey& key,
                                                const std::vector<KnownWinner>& winners,
                                                const std::vector<PlannedCandidate>& candidates);

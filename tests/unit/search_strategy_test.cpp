@@ -110,6 +110,33 @@ TEST_F(SearchOrderTest, ModelStartsWithWarmStartThenTheBestPredicted) {
   EXPECT_EQ(first[2], index_of(1, 2));
 }
 
+TEST_F(SearchOrderTest, WarmStartTakesTheProblemsOwnWinnerFirstThenTheNearest) {
+  const auto key = [](int m, int n, int k, Op ta = Op::N, int align = 4) {
+    ProblemKey p;
+    p.transa = ta;
+    p.m = m, p.n = n, p.k = k;
+    p.align = align;
+    return with_minimal_leading_dimensions(p);
+  };
+  const auto won = [&](const ProblemKey& p, int a, int b) {
+    return KnownWinner{p, "grid", candidates_[index_of(a, b)].config};
+  };
+  const ProblemKey tuned = key(1000, 1000, 1000);
+  const std::vector<KnownWinner> winners = {
+      won(key(1900, 1000, 1000), 2, 2),           // within 2x, farther
+      won(key(1100, 1000, 1000), 4, 4),           // within 2x, nearest neighbour
+      won(tuned, 16, 8),                          // the problem's own winner (a retune)
+      won(key(5000, 1000, 1000), 8, 8),           // beyond 2x in m
+      won(key(1000, 1000, 1000, Op::T), 1, 1),    // other transposes
+      won(key(1000, 1000, 1000, Op::N, 1), 1, 2)  // other alignment class
+  };
+  const std::vector<std::size_t> warm = warm_start_candidates(tuned, winners, candidates_);
+  ASSERT_EQ(warm.size(), 3u);
+  EXPECT_EQ(warm[0], index_of(16, 8));
+  EXPECT_EQ(warm[1], index_of(4, 4));
+  EXPECT_EQ(warm[2], index_of(2, 2));
+}
+
 TEST_F(SearchOrderTest, LocalSearchFindsTheTrueOptimumTheModelMissed) {
   // The model ranks A=1 best, but A=4, B=8 is truly fastest: the local search climbs to it.
   const auto truth = [](const PlannedCandidate& c) {

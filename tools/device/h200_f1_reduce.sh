@@ -24,14 +24,18 @@ case $phase in
     mv "$out/memcheck-f1.log" "$res/"
     ;;
   refresh)
-    sgemm-tune import tuner_db/nvidia-h200.json --db "$res/shipped.db" > "$res/import.log" 2>&1
-    echo "import: exit $?"
-    timed retune timeout 540 sgemm-tune tune --shapes "${SHAPES:-configs/shapes/public.csv}" \
-      --db "$res/shipped.db" --space "$space" --settings "$settings" --retune --lt-algos 8 --json
+    # The database stays in $work between commands, so a shape list can be done in parts.
+    db=$work/shipped.db
+    if [[ ! -f $db ]]; then
+      sgemm-tune import tuner_db/nvidia-h200.json --db "$db" > "$res/import.log" 2>&1
+      echo "import: exit $?"
+    fi
+    timed retune timeout 500 sgemm-tune tune --shapes "${SHAPES:-configs/shapes/public.csv}" \
+      --db "$db" --space "$space" --settings "$settings" --retune --lt-algos 8 --json
     grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
-    sgemm-tune export --db "$res/shipped.db" --winners-only -o "$res/nvidia-h200.json" \
-      > "$res/export.log" 2>&1
+    sgemm-tune export --db "$db" --winners-only -o "$res/nvidia-h200.json" > "$res/export.log" 2>&1
     echo "export: exit $?"
+    cp "$db" "$res/shipped.db"
     ;;
   bench)
     sgemm-tune import "$REFRESHED" --db "$res/bench.db" > "$res/import.log" 2>&1
