@@ -46,11 +46,7 @@ case $phase in
     echo "export: exit $?"
     ;;
   bench)
-    sgemm-tune import "$REFRESHED" --db "$res/bench.db" > "$res/import.log" 2>&1
-    echo "import: exit $?"
-    timed bench timeout 420 sgemm-tune bench --shapes configs/shapes/public.csv --db "$res/bench.db" \
-      --lt-algos 8 --json "$res/bench.data.json"
-    cat "$res/bench.json"
+    bench_public "$REFRESHED"
     ;;
 esac
 tar -C "$res" -czf "$out/f2-$phase.tar.gz" .

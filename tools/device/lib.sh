@@ -52,3 +52,13 @@ gpu_tests() {
   grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests ran" "$res/$1.log" | tail -8
   grep -E "Failure" -A4 "$res/$1.log" | head -30
 }
+
+# bench_public JSON: the public suite benched on the winners of JSON (an exported database)
+# against cuBLAS and cuBLASLt's best of 8, to $res/bench.{json,log} and $res/bench.data.json.
+bench_public() {
+  sgemm-tune import "$1" --db "$res/bench.db" > "$res/import.log" 2>&1
+  echo "import: exit $?"
+  timed bench timeout 420 sgemm-tune bench --shapes configs/shapes/public.csv --db "$res/bench.db" \
+    --lt-algos 8 --json "$res/bench.data.json"
+  cat "$res/bench.json"
+}
