@@ -914,9 +914,15 @@ std::string TuningStore::export_json(const ExportOptions& options) {
   std::map<std::int64_t, std::size_t> gpu_index, software_index, run_index;
   std::vector<ordered_json> gpus, software, runs, candidates, winners;
 
+  // A winners-only dump holds just the GPUs and software its winners were tuned with (units a
+  // later retune no longer refers to would otherwise pile up in a shipped file).
+  const std::string gpu_filter =
+      options.include_candidates ? "" : " WHERE id IN (SELECT gpu_id FROM winners)";
+  const std::string software_filter =
+      options.include_candidates ? "" : " WHERE id IN (SELECT software_id FROM winners)";
   Statement g(db_,
-              "SELECT id, name, uuid, arch, sm_count, l2_bytes, default_clock_mhz FROM gpus "
-              "ORDER BY name, arch, sm_count, uuid");
+              "SELECT id, name, uuid, arch, sm_count, l2_bytes, default_clock_mhz FROM gpus" +
+                  gpu_filter + " ORDER BY name, arch, sm_count, uuid");
   while (g.step()) {
     gpu_index[g.column_int64(0)] = gpus.size();
     gpus.push_back({{"name", g.column_text(1)},
@@ -927,8 +933,8 @@ std::string TuningStore::export_json(const ExportOptions& options) {
                     {"default_clock_mhz", g.column_int(6)}});
   }
   Statement sw(db_,
-               "SELECT id, driver, runtime, nvrtc, cublas FROM software "
-               "ORDER BY driver, runtime, nvrtc, cublas");
+               "SELECT id, driver, runtime, nvrtc, cublas FROM software" + software_filter +
+                   " ORDER BY driver, runtime, nvrtc, cublas");
   while (sw.step()) {
     software_index[sw.column_int64(0)] = software.size();
     software.push_back({{"driver", sw.column_text(1)},

@@ -519,6 +519,19 @@ TEST(TuningStore, ExportIsStableAndLeavesCubinsOutByDefault) {
   EXPECT_NE(dump.find("\n{\"problem\":{\"transa\":\"N\""), std::string::npos) << dump;
   const std::string winners_only = a.export_json({.include_candidates = false});
   EXPECT_EQ(winners_only.find("\"candidates\""), std::string::npos);
+  // Winners only: just the GPUs the winners were tuned on. h200's problem is retuned on another
+  // unit of the model, and the full dump still names both units.
+  EXPECT_NE(winners_only.find(h200.uuid), std::string::npos);
+  a.set_winner(winner(problem(64, 64, 64), h200_other_unit, "z"));
+  const std::string retuned = a.export_json({.include_candidates = false});
+  EXPECT_NE(retuned.find(h200_other_unit.uuid), std::string::npos);
+  EXPECT_NE(retuned.find(a100.uuid), std::string::npos);
+  EXPECT_EQ(retuned.find(h200.uuid), std::string::npos) << retuned;
+  EXPECT_NE(a.export_json().find(h200.uuid), std::string::npos);
+  Database db4 = Database::open(dir.file("d.db"), OpenMode::create);
+  TuningStore d(db4);
+  d.import_json(retuned);
+  EXPECT_EQ(d.winners().size(), 2u);
 
   // Importing a dump without cubins keeps the cubin of a winner that is still the same kernel.
   Database db3 = Database::open(dir.file("c.db"), OpenMode::create);
