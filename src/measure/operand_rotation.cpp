@@ -24,7 +24,7 @@ RotationPlan plan_rotation(std::size_t set_bytes, long long l2_bytes, std::size_
     plan.capped = true;
     return plan;
   }
-  plan.copies = static_cast<int>(std::min<std::size_t>(copies, 1 << 20));
+  plan.copies = static_cast<int>(std::min<std::size_t>(copies, kMaxRotationSets));
   plan.total_bytes = static_cast<std::size_t>(plan.copies) * set_bytes;
   plan.capped = plan.total_bytes < target;
   return plan;

@@ -20,13 +20,18 @@ struct RotationPlan {
   int copies = 0;               // operand sets; 0: rotation impossible under the cap
   std::size_t set_bytes = 0;    // A + B + C of one set
   std::size_t total_bytes = 0;  // copies x set_bytes
-  bool capped = false;          // the memory cap left the total below 3 x L2
+  bool capped = false;          // a cap (memory or set count) left the total below 3 x L2
 };
 
 // copies = ceil(3 x l2_bytes / set_bytes), and at least 2 so that a launch never follows one on
 // the same set (one set larger than 3 x L2 still leaves its tail in L2 for the next launch).
-// Fewer when copies x set_bytes would pass max_bytes (capped); 0 when not even 2 fit.
+// Fewer when copies x set_bytes would pass max_bytes, or beyond kMaxRotationSets (capped); 0 when
+// not even 2 fit.
 RotationPlan plan_rotation(std::size_t set_bytes, long long l2_bytes, std::size_t max_bytes);
+
+// A timed batch launches every set once and each set is three allocations: beyond this many, a
+// tiny problem's batch (a 1x1x1 problem would want millions of sets) outgrows any sample.
+constexpr int kMaxRotationSets = 4096;
 
 // The three operand pointers of one set.
 struct OperandSet {

@@ -37,6 +37,13 @@ TEST(RotationPlan, SmallProblemsGetManyCopies) {
   EXPECT_LT(plan_rotation(set - 1, kL2, kNoCap).copies * (set - 1) - 3 * kL2, set);
 }
 
+TEST(RotationPlan, TinyProblemsAreCappedInSetsAndSaySo) {
+  const RotationPlan p = plan_rotation(12, kL2, kNoCap);  // 1x1x1: millions of sets wanted
+  EXPECT_EQ(p.copies, kMaxRotationSets);
+  EXPECT_EQ(p.total_bytes, 12u * kMaxRotationSets);
+  EXPECT_TRUE(p.capped);
+}
+
 TEST(RotationPlan, AtLeastOneExtraSetEvenWhenOneExceedsTheL2) {
   const RotationPlan p = plan_rotation(std::size_t(1) << 30, kL2, kNoCap);  // 1 GiB per set
   EXPECT_EQ(p.copies, 2);
