@@ -15,4 +15,12 @@ KSplit split_k(const ProblemKey& p, int splits_wanted, int bk) {
   return s;
 }
 
+std::int64_t tile_count(const ProblemKey& p, int bm, int bn) {
+  return (std::int64_t{p.m} + bm - 1) / bm * ((std::int64_t{p.n} + bn - 1) / bn);
+}
+
+std::int64_t tile_partial_floats(const ProblemKey& p, const KSplit& split, int bm, int bn) {
+  return std::int64_t{split.k_splits} * tile_count(p, bm, bn) * bm * bn;
+}
+
 }  // namespace sgt

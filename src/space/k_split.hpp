@@ -1,4 +1,4 @@
-// How the split-K families (F1, F2) cut K into slices: at most SPLITK slices, each a multiple of
+// How the split-K families (F1, F2) cut K into slices and size their partial tiles: at most SPLITK slices, each a multiple of
 // the kernel's BK so that no K tile straddles two slices, the last one possibly shorter.
 #pragma once
 
@@ -20,5 +20,12 @@ struct KSplit {
 
 // The slices of K for at most `splits_wanted` splits of BK-multiples (one slice: no split).
 KSplit split_k(const ProblemKey& p, int splits_wanted, int bk);
+
+// Output tiles of bm x bn covering the problem's m x n.
+std::int64_t tile_count(const ProblemKey& p, int bm, int bn);
+
+// Partial sums of a split that the kernel sums itself (kernel_templates/split_k_serial.cuh): one
+// bm x bn tile per split and output tile.
+std::int64_t tile_partial_floats(const ProblemKey& p, const KSplit& split, int bm, int bn);
 
 }  // namespace sgt

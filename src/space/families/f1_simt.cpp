@@ -58,15 +58,12 @@ KSplit split_of(const Knobs& knobs, const ProblemKey& p) {
 // Configurations stored before REDUCE existed summed their splits in sgemm_reduce.
 int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
 
-std::int64_t tile_count(const Shape& s, const ProblemKey& p) {
-  return ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn);
-}
+std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
 
-// Partial sums of a split: k_splits x m x n for sgemm_reduce; one BM x BN tile per split and tile
-// in the threads' own layout when the kernel sums them (split_k_serial.cuh).
+// Partial sums of a split: k_splits x m x n for sgemm_reduce, partial tiles when the kernel sums.
 std::int64_t partial_floats(const Knobs& knobs, const ProblemKey& p, const KSplit& split) {
   const Shape s(knobs);
-  return reduce_of(knobs) ? std::int64_t{split.k_splits} * tile_count(s, p) * s.bm * s.bn
+  return reduce_of(knobs) ? tile_partial_floats(p, split, s.bm, s.bn)
                           : std::int64_t{split.k_splits} * p.m * p.n;
 }
 

@@ -54,13 +54,10 @@ struct Shape {
   int registers_estimate() const { return tm * tn + 4 * (tm + tn) + 30; }
 };
 
-std::int64_t tile_count(const Shape& s, const ProblemKey& p) {
-  return ceil_div(p.m, s.bm) * ceil_div(p.n, s.bn);
-}
+std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
 
-// Partial sums of a split: one BM x BN tile per split and tile (the kernel's own layout).
 std::int64_t partial_floats(const Shape& s, const ProblemKey& p, const KSplit& split) {
-  return std::int64_t{split.k_splits} * tile_count(s, p) * s.bm * s.bn;
+  return tile_partial_floats(p, split, s.bm, s.bn);
 }
 
 // Stream-K: T = tiles x K tiles iterations shared out over `grid` persistent blocks (at most one
