@@ -57,7 +57,11 @@
 #ifndef STREAMK
 #define STREAMK 0  // >0: stream-K over a persistent grid (the host sizes it: STREAMK blocks per SM)
 #endif
-// Problem class, from the ProblemKey. TMA needs 16-byte alignment: ALIGN is always 4 here.
+// Problem class, from the ProblemKey. TMA needs 16-byte aligned A and B (the host copies them
+// aligned when they are not: PACK = 1); C is written in place at its own alignment class.
+#ifndef ALIGN_C
+#define ALIGN_C 4  // widest vector (floats) C and ldc allow: 4, 2 or 1
+#endif
 #ifndef TRANS_A
 #define TRANS_A 0
 #endif
@@ -93,6 +97,7 @@ static_assert(BK == 8 || BK == 16 || BK == 32, "a K-contiguous row is one TMA sw
 static_assert(kStageA * 4 % 1024 == 0 && kStageB * 4 % 1024 == 0,
               "stages keep the 1024-byte alignment the swizzle pattern repeats on");
 static_assert(STAGES >= 2, "at least a double buffer");
+static_assert(ALIGN_C == 1 || ALIGN_C == 2 || ALIGN_C == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && STREAMK >= 0, "knob ranges");
 static_assert(STREAMK == 0 || SPLITK == 1, "stream-K and split-K share out K in different ways");
 static_assert(WM % 8 == 0 && WN % 8 == 0 && kLanesM >= 4 && kLanesN >= 4,
@@ -253,8 +258,8 @@ __device__ __forceinline__ int frag_index(int x0, int i) {
 }
 
 // C from the thread's fragments, 4 rows at a time: values(i, j, v) yields fragment rows i..i+3 of
-// fragment column j. C is column-major and 16-byte aligned (ALIGN 4). Rows in runs of 4
-// (X-contiguous A) take 128-bit accesses; rows kLanesM apart (K-contiguous A) take scalar ones,
+// fragment column j. C is column-major. Rows in runs of 4 (X-contiguous A) take the widest
+// accesses C's alignment allows (ALIGN_C); rows kLanesM apart (K-contiguous A) take scalar ones,
 // which the lanes of a warp still cover as consecutive rows.
 template <class Values>
 __device__ __forceinline__ void write_c(const SgemmArgs& args, int m0, int n0, int a0, int b0,
@@ -270,7 +275,7 @@ __device__ __forceinline__ void write_c(const SgemmArgs& args, int m0, int n0, i
       values(i, j, v);
       if constexpr (!kKContigA) {
         const int row = m0 + frag_index<false, kLanesM>(a0, i);
-        if (row < args.m) f1::update4<4>(c_col + row, args.m - row, v, args.alpha, args.beta);
+        if (row < args.m) f1::update4<ALIGN_C>(c_col + row, args.m - row, v, args.alpha, args.beta);
       } else {
 #pragma unroll
         for (int r = 0; r < 4; ++r) {

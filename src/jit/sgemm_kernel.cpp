@@ -1,5 +1,6 @@
 // Launching through cuLaunchKernel: arguments are passed as the one SgemmArgs block, followed by
-// the operands' tensor maps for TMA-fed kernels.
+// the operands' tensor maps for TMA-fed kernels. Packed operands are copied into the workspace
+// first, by cudaMemcpy2DAsync on the same stream.
 #include "jit/sgemm_kernel.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +10,21 @@
 #include "cuda/tensor_map.hpp"
 
 namespace sgt {
+namespace {
+
+// Copies one operand (rows x cols, column-major, leading dimension ld) into its place in the
+// workspace and returns the copy, whose leading dimension is packed.ld.
+const float* pack_operand(const PackedOperand& packed, float* workspace, const float* src, int ld,
+                          cudaStream_t stream) {
+  float* const dst = workspace + packed.offset_floats;
+  if (packed.rows > 0 && packed.cols > 0)
+    SGT_CUDA_CHECK(cudaMemcpy2DAsync(dst, sizeof(float) * packed.ld, src, sizeof(float) * ld,
+                                     sizeof(float) * packed.rows, packed.cols,
+                                     cudaMemcpyDeviceToDevice, stream));
+  return dst;
+}
+
+}  // namespace
 
 SgemmKernel::SgemmKernel(std::string_view cubin) : module_(cubin) {
   main_ = module_.function("sgemm_main");
@@ -31,6 +47,13 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
                                           needed));
       smem_limit_.store(needed, std::memory_order_release);
     }
+  }
+  if (g.pack_a.used) {
+    if (!args.workspace) throw Error(ErrorKind::internal, "packed operands but no workspace");
+    args.a = pack_operand(g.pack_a, args.workspace, args.a, args.lda, stream);
+    args.lda = g.pack_a.ld;
+    args.b = pack_operand(g.pack_b, args.workspace, args.b, args.ldb, stream);
+    args.ldb = g.pack_b.ld;
   }
   args.k_splits = g.k_splits;
   args.k_slice = g.k_slice > 0 ? g.k_slice : args.k;

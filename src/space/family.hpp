@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "space/knobs.hpp"
+#include "space/operand_pack.hpp"
 #include "space/problem.hpp"
 
 namespace sgt {
@@ -27,8 +28,8 @@ struct TmaTile {
   unsigned swizzle_bytes = 0;  // 0 (none), 32, 64 or 128: must equal box_inner * 4 when set
 };
 
-// How to launch one configuration on one problem. sgemm_main always runs; sgemm_reduce runs after
-// it when has_reduce (split-K), on the same stream.
+// How to launch one configuration on one problem. Packed operands are copied first; sgemm_main
+// always runs; sgemm_reduce runs after it when has_reduce (split-K); all on the same stream.
 struct LaunchGeometry {
   Dim3 grid, block;
   unsigned smem_bytes = 0;  // dynamic shared memory of sgemm_main, bytes
@@ -36,9 +37,10 @@ struct LaunchGeometry {
   int k_slice = 0;          // K elements per split (0: all of K)
   bool has_reduce = false;
   Dim3 reduce_grid, reduce_block;
-  std::size_t workspace_floats = 0;  // device workspace sgemm_main needs, in floats
+  std::size_t workspace_floats = 0;  // device workspace the launch needs, in floats
   int tile_m = 0, tile_n = 0;  // C elements one block computes, rows x columns (cost model)
   TmaTile tma_a, tma_b;        // both used, or neither
+  PackedOperand pack_a, pack_b;  // both used, or neither: copies in the workspace, after the rest
 };
 
 // Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).

@@ -17,6 +17,7 @@ constexpr double kL2Tbps = 11.0;         // L2 to SM bandwidth, all SMs together
 constexpr double kIssueHalf = 1.0;       // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
+constexpr double kPackFixedUs = 2.0;     // one operand copy's launch (PACK = 1)
 constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)
 
 }  // namespace
@@ -61,9 +62,13 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   e.compute_us = per_sm * block_flop / (sm_tflops * 1e6) +
                  std::ceil(per_sm / occupancy) * kBlockFixedUs;
 
-  // The workspace beyond its tile counters: the partial sums.
-  const double partial_floats =
-      g.k_splits > 1 ? static_cast<double>(g.workspace_floats) - SGEMM_TILE_COUNTERS : 0.0;
+  // Packed copies of A and B: written once before the kernel, which then reads them.
+  const double pack_floats = g.pack_a.used ? static_cast<double>(g.pack_a.floats + g.pack_b.floats) : 0.0;
+  const double pack_us = g.pack_a.used ? 2 * kPackFixedUs + 8.0 * pack_floats / (bandwidth_tbps * 1e6) : 0.0;
+  // The workspace before the copies, beyond its tile counters: the partial sums.
+  const double split_floats = g.pack_a.used ? static_cast<double>(g.pack_a.offset_floats)
+                                            : static_cast<double>(g.workspace_floats);
+  const double partial_floats = g.k_splits > 1 ? split_floats - SGEMM_TILE_COUNTERS : 0.0;
   // Bytes from HBM: each operand once (the tiles of a wave share them through L2), plus the
   // split-K partials written.
   const double mn = static_cast<double>(p.m) * p.n;
@@ -75,7 +80,7 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   const double reduce_us =
       g.k_splits > 1 ? (g.has_reduce ? kReduceFixedUs : 0.0) + 4.0 * (partial_floats + mn) / (bandwidth_tbps * 1e6)
                      : 0.0;
-  e.time_us = std::max(e.compute_us, e.memory_us) + reduce_us;
+  e.time_us = pack_us + std::max(e.compute_us, e.memory_us) + reduce_us;
   return e;
 }
 

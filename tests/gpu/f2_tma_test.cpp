@@ -1,8 +1,8 @@
-// Family F2 (TMA-fed SIMT) on the GPU, on 16-byte operands (the only ones it takes): every
-// configuration of its default space at one tail shape, and a sample at the edge shapes (not
-// multiples of any tile, K < BK, one row, one column), all four transposes, padded leading
-// dimensions; NaN-poisoned C, beta != 0, against cuBLAS and an FP64 product. Problems TMA cannot
-// address are refused on the host (tests/unit/f2_tma_family_test.cpp).
+// Family F2 (TMA-fed SIMT) on the GPU: every configuration of its default space at one tail shape,
+// and a sample at the edge shapes (not multiples of any tile, K < BK, one row, one column), all
+// four transposes, padded leading dimensions; NaN-poisoned C, beta != 0, against cuBLAS and an
+// FP64 product. In-place points run on 16-byte operands (the only ones TMA addresses); packing
+// points (PACK = 1) on the others: odd leading dimensions and pointers offset by one float.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -34,6 +34,14 @@ int expect_correct(const std::vector<testing::Case>& cases) {
   return ran;
 }
 
+// The default space's points that read A and B in place (packed = false) or copy them (true).
+std::vector<Knobs> default_configs(bool packed) {
+  std::vector<Knobs> out;
+  for (const Knobs& k : testing::default_space_configs(f2()))
+    if ((knob(k, "PACK") == 1) == packed) out.push_back(k);
+  return out;
+}
+
 std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
   std::vector<Knobs> out;
   for (std::size_t i = 0; i < count && !all.empty(); ++i)
@@ -43,7 +51,7 @@ std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
 
 TEST(F2Tma, EveryDefaultConfigurationAtATailShapeAllTransposes) {
   SGT_SKIP_WITHOUT_GPU();
-  const std::vector<Knobs> configs = testing::default_space_configs(f2());
+  const std::vector<Knobs> configs = default_configs(false);
   ASSERT_FALSE(configs.empty());
   std::vector<testing::Case> cases;
   for (const Knobs& knobs : configs)
@@ -61,12 +69,35 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
            {1, 1000, 333}, {1000, 1, 333}, {129, 257, 8}, {260, 130, 31}, {1024, 512, 2048}})
     shapes.push_back(shape);
   std::vector<testing::Case> cases;
-  for (const Knobs& knobs : sample(testing::default_space_configs(f2()), 5))
+  for (const Knobs& knobs : sample(default_configs(false), 5))
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
         for (const auto& [m, n, k] : shapes) {
           cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
           cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
+        }
+  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
+  RecordProperty("cases", static_cast<int>(cases.size()));
+}
+
+// Every packing point at a tail shape with odd leading dimensions (NN); a sample, in all four
+// transposes, at the edge shapes with leading dimensions padded by 5 (class 1), pointers offset by one float
+// and leading dimensions padded by 2 (class 2), so that C is written at each alignment class.
+TEST(F2Tma, PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned) {
+  SGT_SKIP_WITHOUT_GPU();
+  const std::vector<Knobs> configs = default_configs(true);
+  ASSERT_FALSE(configs.empty());
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs) cases.push_back({knobs, testing::make_problem(Op::N, Op::N, 301, 259, 101), 0});
+  std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
+  shapes.push_back({1023, 1025, 1027});
+  for (const Knobs& knobs : sample(configs, 4))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
         }
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
   RecordProperty("cases", static_cast<int>(cases.size()));

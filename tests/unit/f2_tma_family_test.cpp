@@ -21,7 +21,7 @@ const Family& f2() { return find_family("f2_tma"); }
 Knobs base() {
   return {{"BM", 128}, {"BN", 128}, {"BK", 32},     {"WM", 32},    {"WN", 64},
           {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1},
-          {"STREAMK", 0}};
+          {"STREAMK", 0}, {"PACK", 0}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -85,6 +85,7 @@ TEST(F2TmaFamily, EachConstraintRejectsWhatItNames) {
   EXPECT_EQ(why(with(base(), "SPLITK", 17)), "splitk_1_to_16");
   EXPECT_EQ(why(with(base(), "STREAMK", 5)), "streamk_0_to_4");
   EXPECT_EQ(why(with(with(base(), "STREAMK", 1), "SPLITK", 2)), "streamk_or_splitk");
+  EXPECT_EQ(why(with(base(), "PACK", 2)), "pack_0_or_1");
   // 8 stages x 32 x 256 x 4 bytes = 256 KB > 227 KB.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "smem_fits");
   DeviceLimits small_smem;
@@ -113,6 +114,62 @@ TEST(F2TmaFamily, TakesOnly16ByteProblemsWithSomethingToLoad) {
   EXPECT_NE(f2().cannot_implement(base(), bad), "");
 }
 
+TEST(F2TmaFamily, PackingTakesExactlyTheProblemsTmaCannotAddressInPlace) {
+  const Knobs packed = with(base(), "PACK", 1);
+  for (Op ta : {Op::N, Op::T})
+    for (Op tb : {Op::N, Op::T}) {
+      EXPECT_EQ(f2().cannot_implement(packed, problem(1023, 1025, 1027, ta, tb, 1)), "");
+      EXPECT_EQ(f2().cannot_implement(packed, problem(1000, 1300, 700, ta, tb, 2)), "");
+      EXPECT_NE(f2().cannot_implement(packed, problem(1000, 1300, 700, ta, tb, 4)).find("already"),
+                std::string::npos);
+    }
+  EXPECT_NE(f2().cannot_implement(packed, problem(1, 1, 0, Op::N, Op::N, 1)), "");
+  // 20000 x 20000 x 20001 packs 2 x 400 M floats: over the 256 M limit.
+  EXPECT_NE(f2().cannot_implement(packed, problem(20000, 20000, 20001, Op::N, Op::N, 1)).find("limit"),
+            std::string::npos);
+}
+
+TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
+  const Knobs packed = with(base(), "PACK", 1);
+  // NN 1023 x 1025 x 1027: A stored 1023 x 1027 (ld 1024), B stored 1027 x 1025 (ld 1028).
+  const LaunchGeometry g = f2().geometry(packed, problem(1023, 1025, 1027, Op::N, Op::N, 1));
+  ASSERT_TRUE(g.pack_a.used && g.pack_b.used);
+  EXPECT_EQ(g.pack_a.offset_floats, 0u);
+  EXPECT_EQ(g.pack_a.rows, 1023);
+  EXPECT_EQ(g.pack_a.cols, 1027);
+  EXPECT_EQ(g.pack_a.ld, 1024);
+  EXPECT_EQ(g.pack_b.rows, 1027);
+  EXPECT_EQ(g.pack_b.cols, 1025);
+  EXPECT_EQ(g.pack_b.ld, 1028);
+  EXPECT_EQ(g.pack_b.offset_floats % kPackAlignFloats, 0u);
+  EXPECT_GE(g.pack_b.offset_floats, g.pack_a.offset_floats + 1024u * 1027u);
+  EXPECT_EQ(g.workspace_floats, g.pack_b.offset_floats + 1028u * 1025u);
+  // TT: A stored k x m, B stored n x k.
+  const LaunchGeometry t = f2().geometry(packed, problem(5, 6, 7, Op::T, Op::T, 1));
+  EXPECT_EQ(t.pack_a.rows, 7);
+  EXPECT_EQ(t.pack_a.ld, 8);
+  EXPECT_EQ(t.pack_a.cols, 5);
+  EXPECT_EQ(t.pack_b.rows, 6);
+  EXPECT_EQ(t.pack_b.ld, 8);
+  EXPECT_EQ(t.pack_b.cols, 7);
+  // With split-K the tile counters and partial tiles come first.
+  const LaunchGeometry s = f2().geometry(with(packed, "SPLITK", 2), problem(1023, 1025, 1027, Op::N, Op::N, 1));
+  ASSERT_EQ(s.k_splits, 2);
+  EXPECT_GE(s.pack_a.offset_floats, SGEMM_TILE_COUNTERS + 2u * 72u * 128u * 128u);
+  EXPECT_EQ(s.workspace_floats, s.pack_b.offset_floats + s.pack_b.floats);
+  // Without PACK nothing is copied.
+  EXPECT_FALSE(f2().geometry(base(), problem(1024, 1024, 1024)).pack_a.used);
+  EXPECT_GT(f2().complexity(packed), f2().complexity(base()));
+}
+
+TEST(F2TmaFamily, PackingSharesTheKernelAndWritesCAtItsOwnAlignment) {
+  const ProblemKey odd = problem(1023, 1025, 1027, Op::N, Op::N, 1);
+  const auto d = f2().defines(with(base(), "PACK", 1), odd);
+  EXPECT_TRUE(has_define(d, "-DALIGN_C=1"));
+  EXPECT_TRUE(std::none_of(d.begin(), d.end(), [](const std::string& s) { return s.rfind("-DPACK", 0) == 0; }));
+  EXPECT_TRUE(has_define(f2().defines(base(), problem(1024, 1024, 1024)), "-DALIGN_C=4"));
+}
+
 TEST(F2TmaFamily, DefinesCarryEveryKnobAndTheTransposes) {
   const auto d = f2().defines(base(), problem(100, 200, 300, Op::T, Op::N));
   auto has = [&](const std::string& s) { return std::find(d.begin(), d.end(), s) != d.end(); };
@@ -121,7 +178,9 @@ TEST(F2TmaFamily, DefinesCarryEveryKnobAndTheTransposes) {
   EXPECT_TRUE(has("-DSTAGES=4"));
   EXPECT_TRUE(has("-DTRANS_A=1"));
   EXPECT_TRUE(has("-DTRANS_B=0"));
-  EXPECT_EQ(d.size(), f2().knob_names().size() + 2);
+  EXPECT_TRUE(has("-DALIGN_C=4"));
+  // Every knob but PACK (the launch's business), then ALIGN_C and the two transposes.
+  EXPECT_EQ(d.size(), f2().knob_names().size() - 1 + 3);
 }
 
 TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
@@ -223,9 +282,12 @@ TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   Knobs old = base();
   old.erase("SPLITK");
   old.erase("STREAMK");
+  old.erase("PACK");
   EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
   EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
   EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096)).k_splits, 1);
+  EXPECT_FALSE(f2().geometry(old, problem(4096, 128, 4096)).pack_a.used);
+  EXPECT_NE(f2().cannot_implement(old, problem(1023, 1025, 1027, Op::N, Op::N, 1)), "");
 }
 
 TEST(F2TmaFamily, ComplexityRanksTmaAboveAnEqualPipeline) {
@@ -265,6 +327,18 @@ TEST(F2TmaFamily, SplitKAndStreamKSpacesAreValidAndShareOutK) {
       EXPECT_TRUE(knob(c.knobs, "SPLITK") > 1 || knob(c.knobs, "STREAMK") > 0)
           << knobs_to_string(c.knobs);
     }
+  }
+}
+
+TEST(F2TmaFamily, PackedSpaceIsValidAndPacksEveryPoint) {
+  const SearchSpace space = load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f2_tma_packed.yaml");
+  ASSERT_EQ(space.families.size(), 1u);
+  const Enumeration e = enumerate(space, DeviceLimits{});
+  EXPECT_GE(e.valid.size(), 20u);
+  EXPECT_LE(e.valid.size(), 160u);
+  for (const Candidate& c : e.valid) {
+    EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
+    EXPECT_EQ(knob(c.knobs, "PACK"), 1) << knobs_to_string(c.knobs);
   }
 }
 

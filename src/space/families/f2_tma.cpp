@@ -1,7 +1,8 @@
 // Family F2 (kernel_templates/f2_tma.cu): TMA-fed SIMT SGEMM for sm_90. Its knobs, the
 // constraints that mirror the template's static_asserts and resource limits, NVRTC defines,
 // launch geometry (split-K over blockIdx.z or stream-K over a persistent grid, summed in the
-// kernel) and the tensor-map boxes the launch encodes.
+// kernel), the tensor-map boxes the launch encodes and, with PACK = 1, the aligned copies of A
+// and B it makes for operands TMA cannot address in place.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "sgemm_args.h"
 #include "space/family.hpp"
 #include "space/k_split.hpp"
+#include "space/operand_pack.hpp"
 #include "space/warp_tiling.hpp"
 
 namespace sgt {
@@ -23,7 +25,7 @@ constexpr int kWaveBlocks = 132;
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"BM", "BN", "BK", "WM",     "WN",
-                                             "TM", "TN", "STAGES", "RASTER", "SPLITK", "STREAMK"};
+                                             "TM", "TN", "STAGES", "RASTER", "SPLITK", "STREAMK", "PACK"};
   return n;
 }
 
@@ -32,8 +34,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 struct Shape {
   int bm, bn, bk, wm, wn, tm, tn, stages;
-  // Configurations stored before SPLITK or STREAMK existed did not share out K.
-  int splitk, streamk;
+  // Configurations stored before SPLITK, STREAMK or PACK existed did not share out K or pack.
+  int splitk, streamk, pack;
   explicit Shape(const Knobs& k)
       : bm(knob(k, "BM")),
         bn(knob(k, "BN")),
@@ -44,7 +46,8 @@ struct Shape {
         tn(knob(k, "TN")),
         stages(knob(k, "STAGES")),
         splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1),
-        streamk(k.contains("STREAMK") ? knob(k, "STREAMK") : 0) {}
+        streamk(k.contains("STREAMK") ? knob(k, "STREAMK") : 0),
+        pack(k.contains("PACK") ? knob(k, "PACK") : 0) {}
   int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
   // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
@@ -133,6 +136,7 @@ class F2Tma final : public Family {
            const Shape s(k);
            return s.streamk == 0 || s.splitk == 1;
          }},
+        {"pack_0_or_1", [](const Knobs& k) { return in(Shape(k).pack, 0, 1); }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
         {"registers_estimate",
@@ -151,10 +155,16 @@ class F2Tma final : public Family {
     if (std::string why = validate(p); !why.empty()) return why;
     if (p.m == 0 || p.n == 0) return "empty output (m or n is 0): nothing to launch";
     if (p.k == 0) return "k = 0: no operand for TMA to address";
-    if (p.align != 4)
-      return fmt::format("TMA needs 16-byte aligned operands and leading dimensions (align={})",
-                         p.align);
     const Shape s(knobs);
+    if (p.align != 4 && s.pack == 0)
+      return fmt::format("TMA needs 16-byte aligned operands and leading dimensions (align={}); "
+                         "PACK = 1 copies them aligned",
+                         p.align);
+    if (p.align == 4 && s.pack == 1)
+      return "operands already 16-byte aligned: PACK = 1 would copy them for nothing";
+    if (s.pack == 1 && packed_floats(p) > kMaxPackFloats)
+      return fmt::format("packed operands of {} floats exceed the {} limit", packed_floats(p),
+                         kMaxPackFloats);
     const KSplit split = split_k(p, s.splitk, s.bk);
     // Both ways of sharing out K count arrivals on one counter per output tile.
     if ((split.k_splits > 1 || s.streamk > 0) && tile_count(s, p) > SGEMM_TILE_COUNTERS)
@@ -171,9 +181,13 @@ class F2Tma final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "SPLITK" && n != "STREAMK") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+      if (n != "SPLITK" && n != "STREAMK" && n != "PACK")
+        out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
     out.push_back(fmt::format("-DSPLITK={}", Shape(knobs).splitk));
     out.push_back(fmt::format("-DSTREAMK={}", Shape(knobs).streamk));
+    // The kernel reads A and B through TMA (in place or packed); only C keeps the problem's
+    // alignment. PACK itself is the launch's business, so packed and in-place share a kernel.
+    out.push_back(fmt::format("-DALIGN_C={}", p.align));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     return out;
@@ -208,15 +222,21 @@ class F2Tma final : public Family {
       g.workspace_floats =
           SGEMM_TILE_COUNTERS + static_cast<std::size_t>(stream_k_partial_floats(s, sk));
     }
+    if (s.pack == 1) {
+      const PackedOperands packed = pack_layout(p, g.workspace_floats);
+      g.pack_a = packed.a;
+      g.pack_b = packed.b;
+      g.workspace_floats = packed.end_floats;
+    }
     return g;
   }
 
-  // Each optional mechanism adds one (split-K two); TMA itself is one, so F1 wins a tie at equal
-  // depth.
+  // Each optional mechanism adds one (split-K and packing two); TMA itself is one, so F1 wins a
+  // tie at equal depth.
   int complexity(const Knobs& k) const override {
     const Shape s(k);
     return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +
-           (s.streamk > 0 ? 3 : 0);
+           (s.streamk > 0 ? 3 : 0) + (s.pack == 1 ? 2 : 0);
   }
 };
 

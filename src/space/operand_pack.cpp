@@ -1,0 +1,37 @@
+// Where the packed copies of A and B lie in the workspace (space/operand_pack.hpp).
+#include "space/operand_pack.hpp"
+
+namespace sgt {
+namespace {
+
+std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
+
+// A is stored m x k (k x m transposed), B k x n (n x k transposed): column-major, as cuBLAS.
+PackedOperand packed(int rows, int cols, std::size_t offset) {
+  PackedOperand o;
+  o.used = true;
+  o.rows = rows;
+  o.cols = cols;
+  o.ld = static_cast<int>(round_up(static_cast<std::size_t>(rows), 4));
+  o.offset_floats = round_up(offset, kPackAlignFloats);
+  o.floats = static_cast<std::size_t>(o.ld) * static_cast<std::size_t>(cols);
+  return o;
+}
+
+}  // namespace
+
+PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats) {
+  PackedOperands out;
+  const bool a_n = p.transa == Op::N, b_n = p.transb == Op::N;
+  out.a = packed(a_n ? p.m : p.k, a_n ? p.k : p.m, base_floats);
+  out.b = packed(b_n ? p.k : p.n, b_n ? p.n : p.k, out.a.offset_floats + out.a.floats);
+  out.end_floats = out.b.offset_floats + out.b.floats;
+  return out;
+}
+
+std::int64_t packed_floats(const ProblemKey& p) {
+  const PackedOperands l = pack_layout(p, 0);
+  return static_cast<std::int64_t>(l.a.floats + l.b.floats);
+}
+
+}  // namespace sgt

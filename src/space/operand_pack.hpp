@@ -1,0 +1,40 @@
+// Operand packing: a TMA-fed kernel (F2) needs 16-byte aligned operands with leading dimensions
+// that are multiples of 4 floats. With PACK = 1 the launch first copies A and B into the workspace
+// with their leading dimensions rounded up, and sgemm_main reads the copies. C is written in place
+// (F2's epilogue takes the problem's alignment class), so only the operands are copied.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "space/problem.hpp"
+
+namespace sgt {
+
+// One operand's copy in the workspace: the operand as stored (rows x cols, column-major).
+struct PackedOperand {
+  bool used = false;
+  std::size_t offset_floats = 0;  // from the start of the workspace; a multiple of kPackAlignFloats
+  std::size_t floats = 0;         // ld * cols
+  int rows = 0, cols = 0;
+  int ld = 0;  // rows rounded up to a multiple of 4
+};
+
+// Copies start on 256-byte boundaries (TMA needs 16; 256 keeps each column's first line whole).
+constexpr std::size_t kPackAlignFloats = 64;
+// Packed copies of both operands beyond this many floats are refused (1 GiB): the dispatcher
+// holds one workspace as large as its largest winner needs.
+constexpr std::int64_t kMaxPackFloats = std::int64_t{1} << 28;
+
+struct PackedOperands {
+  PackedOperand a, b;
+  std::size_t end_floats = 0;  // the workspace the copies need, counted from its start
+};
+
+// The copies of A and B placed after the first `base_floats` of the workspace.
+PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats);
+
+// Floats both copies take, for the size limit (without the alignment gaps).
+std::int64_t packed_floats(const ProblemKey& p);
+
+}  // namespace sgt
