@@ -72,12 +72,19 @@ class Family {
   virtual LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const = 0;
   // Smaller is simpler; a timing tie goes to the simpler configuration.
   virtual int complexity(const Knobs& knobs) const = 0;
+  // Knobs added after configurations were first stored, each with the value a stored
+  // configuration without it reads as.
+  virtual Knobs knobs_added_later() const { return {}; }
 };
 
 // Every registered family, in a fixed order.
 const std::vector<const Family*>& families();
 // The family of that name; throws sgt::Error(invalid_value) when there is none.
 const Family& find_family(std::string_view name);
+
+// A stored configuration with the knobs added after it was stored filled in as it reads them:
+// comparable with the configurations of today's space.
+Knobs with_knobs_added_later(const Family& family, Knobs stored);
 
 // The first constraint that fails, or empty when the configuration is valid.
 std::string failed_constraint(const Family& family, const Knobs& knobs, const DeviceLimits& limits);

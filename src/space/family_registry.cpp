@@ -33,6 +33,11 @@ const Family& find_family(std::string_view name) {
   throw Error(ErrorKind::invalid_value, fmt::format("unknown kernel family '{}'", name));
 }
 
+Knobs with_knobs_added_later(const Family& family, Knobs stored) {
+  for (const auto& [name, value] : family.knobs_added_later()) stored.try_emplace(name, value);
+  return stored;
+}
+
 std::string failed_constraint(const Family& family, const Knobs& knobs, const DeviceLimits& limits) {
   for (const std::string& name : family.knob_names())
     if (!knobs.contains(name)) return fmt::format("missing knob {}", name);

@@ -70,9 +70,18 @@ std::vector<std::size_t> warm_start_candidates(const ProblemKey& key,
       distance += r * r;
     }
     if (!close) continue;
-    for (std::size_t i = 0; i < candidates.size(); ++i)
-      if (candidates[i].candidate.family->name() == w.family && candidates[i].config == w.config)
-        near.emplace_back(distance, i);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i].candidate;
+      if (c.family->name() != w.family) continue;
+      // Compared as knobs, so that a winner stored before a knob existed matches the
+      // configuration it reads as.
+      try {
+        if (c.knobs == with_knobs_added_later(*c.family, parse_knobs(w.config)))
+          near.emplace_back(distance, i);
+      } catch (const Error&) {
+        break;  // a configuration this build cannot read seeds nothing
+      }
+    }
   }
   std::sort(near.begin(), near.end());
   std::vector<std::size_t> out;

@@ -103,5 +103,20 @@ TEST(F2Tma, PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned) {
   RecordProperty("cases", static_cast<int>(cases.size()));
 }
 
+// A small sample of the packing points for compute-sanitizer: two configurations, all four
+// transposes, tile remainders and K < BK, odd leading dimensions and a pointer offset by one float.
+TEST(F2Tma, PackedSanitizerSample) {
+  SGT_SKIP_WITHOUT_GPU();
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(default_configs(true), 2))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T}) {
+        cases.push_back({knobs, testing::make_problem(ta, tb, 33, 65, 3, 5, 1), 0});
+        cases.push_back({knobs, testing::make_problem(ta, tb, 127, 129, 7, 0, 1), 1});
+        cases.push_back({knobs, testing::make_problem(ta, tb, 257, 1, 129, 2, 2), 0});
+      }
+  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
+}
+
 }  // namespace
 }  // namespace sgt

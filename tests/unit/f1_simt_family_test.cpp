@@ -230,6 +230,7 @@ TEST(F1SimtFamily, InKernelReduceNeedsNoSecondKernelAndKeepsTileCounters) {
   Knobs old = with(base(), "SPLITK", 4);
   old.erase("REDUCE");
   EXPECT_TRUE(f1().geometry(old, problem(1023, 1025, 1027)).has_reduce);
+  EXPECT_EQ(with_knobs_added_later(f1(), old), with(with(base(), "SPLITK", 4), "REDUCE", 0));
   const auto d = f1().defines(old, problem(8, 8, 8));
   EXPECT_NE(std::find(d.begin(), d.end(), "-DREDUCE=0"), d.end());
   const auto d1 = f1().defines(fused, problem(8, 8, 8));

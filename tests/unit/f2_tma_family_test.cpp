@@ -287,6 +287,7 @@ TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
   EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096)).k_splits, 1);
   EXPECT_FALSE(f2().geometry(old, problem(4096, 128, 4096)).pack_a.used);
+  EXPECT_EQ(with_knobs_added_later(f2(), old), base());  // what a warm start compares
   EXPECT_NE(f2().cannot_implement(old, problem(1023, 1025, 1027, Op::N, Op::N, 1)), "");
 }
 

@@ -408,6 +408,7 @@ TEST(F4SkinnyFamily, ConfigurationsStoredWithoutReduceOrEvictMeanZero) {
   const LaunchGeometry g = f4().geometry(stored, p);
   EXPECT_TRUE(g.has_reduce);
   EXPECT_EQ(g.workspace_floats, f4().geometry(base(), p).workspace_floats);
+  EXPECT_EQ(with_knobs_added_later(f4(), stored), base());
 }
 
 // EVICT only changes the L2 policy of X's loads: the same launch, one define apart.

@@ -12,7 +12,8 @@
 namespace sgt {
 namespace {
 
-// A family with two knobs and no constraints: only its name and knob names matter here.
+// A family with two knobs and no constraints: only its name and knob names matter here. B came
+// later: a configuration stored without it reads as B = 2.
 class GridFamily : public Family {
  public:
   std::string name() const override { return "grid"; }
@@ -22,6 +23,7 @@ class GridFamily : public Family {
   std::vector<std::string> defines(const Knobs&, const ProblemKey&) const override { return {}; }
   LaunchGeometry geometry(const Knobs&, const ProblemKey&) const override { return {}; }
   int complexity(const Knobs&) const override { return 0; }
+  Knobs knobs_added_later() const override { return {{"B", 2}}; }
 };
 
 class SearchOrderTest : public ::testing::Test {
@@ -135,6 +137,17 @@ TEST_F(SearchOrderTest, WarmStartTakesTheProblemsOwnWinnerFirstThenTheNearest) {
   EXPECT_EQ(warm[0], index_of(16, 8));
   EXPECT_EQ(warm[1], index_of(4, 4));
   EXPECT_EQ(warm[2], index_of(2, 2));
+}
+
+TEST_F(SearchOrderTest, WarmStartReadsAWinnerStoredBeforeAKnobExisted) {
+  ProblemKey tuned;
+  tuned.m = tuned.n = tuned.k = 1000;
+  tuned = with_minimal_leading_dimensions(tuned);
+  const std::vector<KnownWinner> winners = {{tuned, "grid", "A=8"}, {tuned, "grid", "A=?"},
+                                            {tuned, "other", "A=4"}};
+  const std::vector<std::size_t> warm = warm_start_candidates(tuned, winners, candidates_);
+  ASSERT_EQ(warm.size(), 1u);
+  EXPECT_EQ(warm[0], index_of(8, 2));
 }
 
 TEST_F(SearchOrderTest, LocalSearchFindsTheTrueOptimumTheModelMissed) {

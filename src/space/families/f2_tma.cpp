@@ -233,6 +233,8 @@ class F2Tma final : public Family {
 
   // Each optional mechanism adds one (split-K and packing two); TMA itself is one, so F1 wins a
   // tie at equal depth.
+  Knobs knobs_added_later() const override { return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}}; }
+
   int complexity(const Knobs& k) const override {
     const Shape s(k);
     return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +

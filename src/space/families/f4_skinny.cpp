@@ -464,6 +464,8 @@ class F4Skinny final : public Family {
     return g;
   }
 
+  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"EVICT", 0}}; }
+
   int complexity(const Knobs& knobs) const override {
     // Prefer no split, then fewer waves, shallower rings, fewer K slices and fewer threads, and the
     // second kernel over arrival counters, and the default L2 policy.
