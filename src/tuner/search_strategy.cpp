@@ -15,6 +15,10 @@ namespace {
 constexpr int kLeaders = 4;           // local search looks around this many of the fastest
 constexpr std::size_t kLocalBatch = 8;  // candidates per local-search step
 constexpr double kModelShare = 0.75;  // of the budget, spent on the model's ranking first
+// Of that first share, each family's own best-predicted get this fraction, split evenly between
+// the families: the model ranks configurations within a family better than it ranks families
+// against each other (it does not see F1's 4-byte copies, or what F2's packing saves).
+constexpr double kFamilyShare = 1.0 / 3;
 
 int position(const std::vector<int>& values, int v) {
   const auto it = std::find(values.begin(), values.end(), v);
@@ -138,6 +142,7 @@ std::vector<std::size_t> SearchOrder::next_batch(const std::map<std::size_t, dou
                               : std::max(1, static_cast<int>(std::ceil(kModelShare * budget_)));
         for (std::size_t i : warm_start_)
           if (static_cast<int>(batch.size()) < first) propose(i, batch);
+        propose_family_shares(first, batch);
         for (std::size_t i : by_prediction_)
           if (static_cast<int>(batch.size()) < first) propose(i, batch);
         break;
@@ -147,6 +152,24 @@ std::vector<std::size_t> SearchOrder::next_batch(const std::map<std::size_t, dou
   }
   if (strategy_ != Strategy::model) return batch;
   return local_search(screened);
+}
+
+void SearchOrder::propose_family_shares(int first, std::vector<std::size_t>& batch) {
+  std::vector<const Family*> families;
+  for (const PlannedCandidate& c : candidates_)
+    if (std::find(families.begin(), families.end(), c.candidate.family) == families.end())
+      families.push_back(c.candidate.family);
+  if (families.size() < 2) return;
+  const int share = static_cast<int>(kFamilyShare * first / static_cast<double>(families.size()));
+  for (const Family* f : families) {
+    int taken = 0;
+    for (std::size_t i : by_prediction_) {
+      if (taken >= share || static_cast<int>(batch.size()) >= first) break;
+      if (candidates_[i].candidate.family != f) continue;
+      propose(i, batch);
+      ++taken;
+    }
+  }
 }
 
 std::vector<std::size_t> SearchOrder::local_search(const std::map<std::size_t, double>& screened) {

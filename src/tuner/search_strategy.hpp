@@ -54,6 +54,7 @@ class SearchOrder {
 
  private:
   void propose(std::size_t i, std::vector<std::size_t>& batch);
+  void propose_family_shares(int first, std::vector<std::size_t>& batch);
   std::vector<std::size_t> local_search(const std::map<std::size_t, double>& screened);
 
   Strategy strategy_;

@@ -150,6 +150,38 @@ TEST_F(SearchOrderTest, WarmStartReadsAWinnerStoredBeforeAKnobExisted) {
   EXPECT_EQ(warm[0], index_of(8, 2));
 }
 
+// A second family whose every candidate the model predicts slower than all of the first's.
+class OtherFamily final : public GridFamily {
+ public:
+  std::string name() const override { return "other"; }
+};
+
+TEST_F(SearchOrderTest, TheFirstBatchHoldsEachFamilysBestPredictedShare) {
+  OtherFamily other;
+  std::vector<PlannedCandidate> both = candidates_;
+  for (const PlannedCandidate& c : candidates_) {
+    PlannedCandidate o = c;
+    o.candidate.family = &other;
+    o.predicted_us += 1000;
+    both.push_back(o);
+  }
+  // Budget 24 of 40: the model's first batch is 18, a third of it shared by the two families.
+  SearchOrder order(Strategy::model, space_, both, 24, 1);
+  const std::vector<std::size_t> first = order.next_batch({});
+  ASSERT_EQ(first.size(), 18u);
+  std::vector<double> others;
+  for (std::size_t i : first)
+    if (both[i].candidate.family == &other) others.push_back(both[i].predicted_us);
+  std::sort(others.begin(), others.end());
+  EXPECT_EQ(others, (std::vector<double>{1011, 1012, 1014}));  // its three best predicted
+  // With one family the first batch is the model's ranking alone.
+  SearchOrder alone(Strategy::model, space_, candidates_, 12, 1);
+  std::vector<std::size_t> batch = alone.next_batch({});
+  std::vector<double> predicted;
+  for (std::size_t i : batch) predicted.push_back(candidates_[i].predicted_us);
+  EXPECT_TRUE(std::is_sorted(predicted.begin(), predicted.end()));
+}
+
 TEST_F(SearchOrderTest, LocalSearchFindsTheTrueOptimumTheModelMissed) {
   // The model ranks A=1 best, but A=4, B=8 is truly fastest: the local search climbs to it.
   const auto truth = [](const PlannedCandidate& c) {
