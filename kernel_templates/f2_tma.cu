@@ -479,27 +479,3 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
       write_acc(args, m0, n0, a0, b0, acc);
   }
 }
-
-// ---- Packed operands (PACK = 1) --------------------------------------------------------------
-// A rows x cols column-major operand (leading dimension ld, any alignment) and its aligned copy
-// in the workspace (dst_ld a multiple of 4, dst 16-byte aligned). The host passes two (A, B) to
-// sgemm_pack as a struct of the same members (src/jit/sgemm_kernel.cpp).
-struct PackedCopy {
-  const float* src;
-  float* dst;
-  int ld, dst_ld, rows, cols;
-};
-
-// Both copies in one launch, blockIdx.z picking the operand: each warp copies consecutive rows of
-// a column (coalesced 4-byte loads from any alignment, coalesced stores), blockIdx.y striding
-// over columns. Rows between rows and dst_ld are written as zeros (TMA never reads them).
-extern "C" __global__ void __launch_bounds__(256) sgemm_pack(PackedCopy a, PackedCopy b) {
-  const PackedCopy& p = blockIdx.z == 0 ? a : b;
-  const int stride = static_cast<int>(gridDim.x * blockDim.x);
-  for (int col = static_cast<int>(blockIdx.y); col < p.cols; col += static_cast<int>(gridDim.y)) {
-    const float* src = p.src + static_cast<long long>(col) * p.ld;
-    float* dst = p.dst + static_cast<long long>(col) * p.dst_ld;
-    for (int row = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); row < p.dst_ld; row += stride)
-      dst[row] = row < p.rows ? __ldg(src + row) : 0.0f;
-  }
-}

@@ -17,7 +17,7 @@ constexpr double kL2Tbps = 11.0;         // L2 to SM bandwidth, all SMs together
 constexpr double kIssueHalf = 1.0;       // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
-constexpr double kPackFixedUs = 2.0;     // sgemm_pack's launch (PACK = 1), before sgemm_main
+constexpr double kPackFixedUs = 2.0;     // one operand copy's launch (PACK = 1)
 constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)
 
 }  // namespace
@@ -64,7 +64,7 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
 
   // Packed copies of A and B: written once before the kernel, which then reads them.
   const double pack_floats = g.pack_a.used ? static_cast<double>(g.pack_a.floats + g.pack_b.floats) : 0.0;
-  const double pack_us = g.pack_a.used ? kPackFixedUs + 8.0 * pack_floats / (bandwidth_tbps * 1e6) : 0.0;
+  const double pack_us = g.pack_a.used ? 2 * kPackFixedUs + 8.0 * pack_floats / (bandwidth_tbps * 1e6) : 0.0;
   // The workspace before the copies, beyond its tile counters: the partial sums.
   const double split_floats = g.pack_a.used ? static_cast<double>(g.pack_a.offset_floats)
                                             : static_cast<double>(g.workspace_floats);
