@@ -1,5 +1,5 @@
 // The state behind an sgemmHandle_t: the tuned winners (read once from the database), and per
-// device a cuBLAS handle, the loaded kernels, the split-K workspace and a route cache per problem.
+// device a cuBLAS handle, the loaded kernels, the workspace and a route cache per problem.
 #pragma once
 
 #include <cuda_runtime_api.h>
