@@ -87,18 +87,11 @@ TEST(F2Tma, PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const std::vector<Knobs> configs = default_configs(true);
   ASSERT_FALSE(configs.empty());
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : configs) cases.push_back({knobs, testing::make_problem(Op::N, Op::N, 301, 259, 101), 0});
   std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
   shapes.push_back({1023, 1025, 1027});
-  for (const Knobs& knobs : sample(configs, 4))
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : shapes) {
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
-        }
+  std::vector<testing::Case> cases = testing::unaligned_cases(sample(configs, 4), shapes);
+  for (const Knobs& knobs : configs)
+    cases.push_back({knobs, testing::make_problem(Op::N, Op::N, 301, 259, 101), 0});
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
   RecordProperty("cases", static_cast<int>(cases.size()));
 }

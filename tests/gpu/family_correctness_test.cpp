@@ -48,21 +48,17 @@ int expect_correct(const Family& family, const std::vector<testing::Case>& cases
   return ran;
 }
 
-// Each configuration at each shape and transpose four ways: leading dimensions padded by 5
-// (alignment class 1), minimal ones with every pointer offset by one float, padded by 2 (class 2),
-// and rounded up to 16 bytes plus 8 floats (class 4, the only one TMA-fed families take).
+// Each configuration at each shape and transpose four ways: the three unaligned ones
+// (testing::unaligned_cases), and leading dimensions rounded up to 16 bytes plus 8 floats
+// (class 4, the only one TMA addresses in place).
 std::vector<testing::Case> padded_and_misaligned(const std::vector<Knobs>& configs,
                                                  const std::vector<std::array<int, 3>>& shapes) {
-  std::vector<testing::Case> cases;
+  std::vector<testing::Case> cases = testing::unaligned_cases(configs, shapes);
   for (const Knobs& knobs : configs)
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : shapes) {
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 5, 1), 0});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 0, 1), 1});
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k, 2, 2), 0});
+        for (const auto& [m, n, k] : shapes)
           cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 8), 0});
-        }
   return cases;
 }
 

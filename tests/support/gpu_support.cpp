@@ -255,6 +255,20 @@ std::vector<Outcome> for_each_case(const Family& family, const std::vector<Case>
 
 }  // namespace
 
+std::vector<Case> unaligned_cases(const std::vector<Knobs>& configs,
+                                  const std::vector<std::array<int, 3>>& shapes) {
+  std::vector<Case> cases;
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, make_problem(ta, tb, m, n, k, 5, 1), 0});
+          cases.push_back({knobs, make_problem(ta, tb, m, n, k, 0, 1), 1});
+          cases.push_back({knobs, make_problem(ta, tb, m, n, k, 2, 2), 0});
+        }
+  return cases;
+}
+
 std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases) {
   return for_each_case<CaseOutcome>(family, cases, check_case);
 }

@@ -65,6 +65,12 @@ struct Case {
   int misalign_floats = 0;  // shifts every base pointer (the problem's align class must allow it)
 };
 
+// Each configuration at each shape in all four transposes, three ways TMA cannot address in
+// place: leading dimensions padded by 5 (alignment class 1), minimal ones with every pointer
+// offset by one float (class 1), and padded by 2 (class 2).
+std::vector<Case> unaligned_cases(const std::vector<Knobs>& configs,
+                                  const std::vector<std::array<int, 3>>& shapes);
+
 // Compiles (in parallel, each distinct instance once), loads and checks each case in order.
 std::vector<CaseOutcome> run_family_cases(const Family& family, const std::vector<Case>& cases);
 
