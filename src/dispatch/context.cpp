@@ -167,8 +167,8 @@ void DeviceState::fill(Route& r) {
         return "the family builds a different kernel variant for this problem";
       const LaunchGeometry g = e.family->geometry(e.knobs, p);
       if (g.workspace_floats > workspace_floats_)
-        return fmt::format("needs {} floats of workspace, the handle holds {}",
-                           g.workspace_floats, workspace_floats_);
+        return fmt::format("needs {} floats of workspace, the handle holds {}", g.workspace_floats,
+                           workspace_floats_);
       std::string why;
       if (!kernel(e, why)) return "kernel unavailable: " + why;
       return {};

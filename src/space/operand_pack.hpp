@@ -20,7 +20,7 @@ struct PackedOperand {
   int ld = 0;  // rows rounded up to a multiple of 4
 };
 
-// Copies start on 256-byte boundaries (TMA needs 16; 256 keeps each column's first line whole).
+// Copies start on 256-byte boundaries (TMA needs 16 bytes; 256 matches cudaMalloc's own).
 constexpr std::size_t kPackAlignFloats = 64;
 // Packed copies of both operands beyond this many floats are refused (1 GiB): the dispatcher
 // holds one workspace as large as its largest winner needs.

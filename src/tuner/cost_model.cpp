@@ -63,8 +63,10 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
                  std::ceil(per_sm / occupancy) * kBlockFixedUs;
 
   // Packed copies of A and B: written once before the kernel, which then reads them.
-  const double pack_floats = g.pack_a.used ? static_cast<double>(g.pack_a.floats + g.pack_b.floats) : 0.0;
-  const double pack_us = g.pack_a.used ? 2 * kPackFixedUs + 8.0 * pack_floats / (bandwidth_tbps * 1e6) : 0.0;
+  const double pack_floats =
+      g.pack_a.used ? static_cast<double>(g.pack_a.floats + g.pack_b.floats) : 0.0;
+  const double pack_us =
+      g.pack_a.used ? 2 * kPackFixedUs + 8.0 * pack_floats / (bandwidth_tbps * 1e6) : 0.0;
   // The workspace before the copies, beyond its tile counters: the partial sums.
   const double split_floats = g.pack_a.used ? static_cast<double>(g.pack_a.offset_floats)
                                             : static_cast<double>(g.workspace_floats);

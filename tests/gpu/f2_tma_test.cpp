@@ -81,8 +81,9 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
 }
 
 // Every packing point at a tail shape with odd leading dimensions (NN); a sample, in all four
-// transposes, at the edge shapes with leading dimensions padded by 5 (class 1), pointers offset by one float
-// and leading dimensions padded by 2 (class 2), so that C is written at each alignment class.
+// transposes, at the edge shapes with leading dimensions padded by 5 (class 1), pointers offset by
+// one float and leading dimensions padded by 2 (class 2), so that C is written at each alignment
+// class.
 TEST(F2Tma, PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const std::vector<Knobs> configs = default_configs(true);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sgemm_args.h"
+
 namespace {
 
 using namespace sgt;
@@ -70,6 +72,29 @@ TEST(CostModel, SplitKPaysForItsPartialsAndTheReduceAfterwards) {
   EXPECT_GT(b.time_us - std::max(b.compute_us, b.memory_us), 30.0);
   // 256 blocks already fill the machine twice over: splitting only adds the partials' traffic.
   EXPECT_GT(b.time_us, a.time_us);
+}
+
+TEST(CostModel, PackedOperandsAddTheirCopiesBeforeTheKernelNotPartials) {
+  ProblemKey p = square(1023);
+  p.align = 1;
+  const DeviceLimits h200;
+  LaunchGeometry split = tiled(p, 128, 64, 256, 40000);
+  split.grid.z = 3;
+  split.k_splits = 3;
+  split.k_slice = 352;
+  split.workspace_floats = SGEMM_TILE_COUNTERS + std::size_t{3} * 8 * 16 * 128 * 64;
+  LaunchGeometry packed = split;
+  const PackedOperands copies = pack_layout(p, split.workspace_floats);
+  packed.pack_a = copies.a;
+  packed.pack_b = copies.b;
+  packed.workspace_floats = copies.end_floats;
+  const CostEstimate a = estimate_cost(split, p, h200), b = estimate_cost(packed, p, h200);
+  // Two launches and 2 x 1024 x 1027 floats written and read: the copies only, the kernel's own
+  // estimate (its partials included) unchanged.
+  EXPECT_EQ(a.compute_us, b.compute_us);
+  EXPECT_EQ(a.memory_us, b.memory_us);
+  const double copies_us = 8.0 * static_cast<double>(copies.a.floats + copies.b.floats) / 4.3e6;
+  EXPECT_NEAR(b.time_us - a.time_us, 4.0 + copies_us, 1e-9);
 }
 
 TEST(CostModel, EmptyGridsHaveNoEstimate) {

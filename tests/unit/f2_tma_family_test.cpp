@@ -19,9 +19,8 @@ const Family& f2() { return find_family("f2_tma"); }
 
 // The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
 Knobs base() {
-  return {{"BM", 128}, {"BN", 128}, {"BK", 32},     {"WM", 32},    {"WN", 64},
-          {"TM", 8},   {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1},
-          {"STREAMK", 0}, {"PACK", 0}};
+  return {{"BM", 128}, {"BN", 128},   {"BK", 32},    {"WM", 32},    {"WN", 64},     {"TM", 8},
+          {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -125,8 +124,9 @@ TEST(F2TmaFamily, PackingTakesExactlyTheProblemsTmaCannotAddressInPlace) {
     }
   EXPECT_NE(f2().cannot_implement(packed, problem(1, 1, 0, Op::N, Op::N, 1)), "");
   // 20000 x 20000 x 20001 packs 2 x 400 M floats: over the 256 M limit.
-  EXPECT_NE(f2().cannot_implement(packed, problem(20000, 20000, 20001, Op::N, Op::N, 1)).find("limit"),
-            std::string::npos);
+  EXPECT_NE(
+      f2().cannot_implement(packed, problem(20000, 20000, 20001, Op::N, Op::N, 1)).find("limit"),
+      std::string::npos);
 }
 
 TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
@@ -153,7 +153,8 @@ TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
   EXPECT_EQ(t.pack_b.ld, 8);
   EXPECT_EQ(t.pack_b.cols, 7);
   // With split-K the tile counters and partial tiles come first.
-  const LaunchGeometry s = f2().geometry(with(packed, "SPLITK", 2), problem(1023, 1025, 1027, Op::N, Op::N, 1));
+  const LaunchGeometry s =
+      f2().geometry(with(packed, "SPLITK", 2), problem(1023, 1025, 1027, Op::N, Op::N, 1));
   ASSERT_EQ(s.k_splits, 2);
   EXPECT_GE(s.pack_a.offset_floats, SGEMM_TILE_COUNTERS + 2u * 72u * 128u * 128u);
   EXPECT_EQ(s.workspace_floats, s.pack_b.offset_floats + s.pack_b.floats);
@@ -166,7 +167,8 @@ TEST(F2TmaFamily, PackingSharesTheKernelAndWritesCAtItsOwnAlignment) {
   const ProblemKey odd = problem(1023, 1025, 1027, Op::N, Op::N, 1);
   const auto d = f2().defines(with(base(), "PACK", 1), odd);
   EXPECT_TRUE(has_define(d, "-DALIGN_C=1"));
-  EXPECT_TRUE(std::none_of(d.begin(), d.end(), [](const std::string& s) { return s.rfind("-DPACK", 0) == 0; }));
+  EXPECT_TRUE(std::none_of(d.begin(), d.end(),
+                           [](const std::string& s) { return s.rfind("-DPACK", 0) == 0; }));
   EXPECT_TRUE(has_define(f2().defines(base(), problem(1024, 1024, 1024)), "-DALIGN_C=4"));
 }
 
@@ -332,7 +334,8 @@ TEST(F2TmaFamily, SplitKAndStreamKSpacesAreValidAndShareOutK) {
 }
 
 TEST(F2TmaFamily, PackedSpaceIsValidAndPacksEveryPoint) {
-  const SearchSpace space = load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f2_tma_packed.yaml");
+  const SearchSpace space =
+      load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f2_tma_packed.yaml");
   ASSERT_EQ(space.families.size(), 1u);
   const Enumeration e = enumerate(space, DeviceLimits{});
   EXPECT_GE(e.valid.size(), 20u);

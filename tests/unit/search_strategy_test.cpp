@@ -143,8 +143,8 @@ TEST_F(SearchOrderTest, WarmStartReadsAWinnerStoredBeforeAKnobExisted) {
   ProblemKey tuned;
   tuned.m = tuned.n = tuned.k = 1000;
   tuned = with_minimal_leading_dimensions(tuned);
-  const std::vector<KnownWinner> winners = {{tuned, "grid", "A=8"}, {tuned, "grid", "A=?"},
-                                            {tuned, "other", "A=4"}};
+  const std::vector<KnownWinner> winners = {
+      {tuned, "grid", "A=8"}, {tuned, "grid", "A=?"}, {tuned, "other", "A=4"}};
   const std::vector<std::size_t> warm = warm_start_candidates(tuned, winners, candidates_);
   ASSERT_EQ(warm.size(), 1u);
   EXPECT_EQ(warm[0], index_of(8, 2));

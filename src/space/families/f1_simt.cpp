@@ -208,9 +208,9 @@ class F1Simt final : public Family {
     return g;
   }
 
-  // Each optional mechanism adds one; a timing tie goes to the configuration with fewer.
   Knobs knobs_added_later() const override { return {{"REDUCE", 0}}; }
 
+  // Each optional mechanism adds one; a timing tie goes to the configuration with fewer.
   int complexity(const Knobs& k) const override {
     return (knob(k, "STAGES") - 2) + knob(k, "REGDB") + (knob(k, "PAD") > 0 ? 1 : 0) +
            (knob(k, "RASTER") > 1 ? 1 : 0) + (knob(k, "MIN_BLOCKS") > 1 ? 1 : 0) +

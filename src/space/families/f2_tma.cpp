@@ -24,8 +24,8 @@ constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 10
 constexpr int kWaveBlocks = 132;
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM", "BN", "BK", "WM",     "WN",
-                                             "TM", "TN", "STAGES", "RASTER", "SPLITK", "STREAMK", "PACK"};
+  static const std::vector<std::string> n = {"BM", "BN",     "BK",     "WM",     "WN",      "TM",
+                                             "TN", "STAGES", "RASTER", "SPLITK", "STREAMK", "PACK"};
   return n;
 }
 
@@ -157,9 +157,10 @@ class F2Tma final : public Family {
     if (p.k == 0) return "k = 0: no operand for TMA to address";
     const Shape s(knobs);
     if (p.align != 4 && s.pack == 0)
-      return fmt::format("TMA needs 16-byte aligned operands and leading dimensions (align={}); "
-                         "PACK = 1 copies them aligned",
-                         p.align);
+      return fmt::format(
+          "TMA needs 16-byte aligned operands and leading dimensions (align={}); "
+          "PACK = 1 copies them aligned",
+          p.align);
     if (p.align == 4 && s.pack == 1)
       return "operands already 16-byte aligned: PACK = 1 would copy them for nothing";
     if (s.pack == 1 && packed_floats(p) > kMaxPackFloats)
@@ -231,10 +232,10 @@ class F2Tma final : public Family {
     return g;
   }
 
-  // Each optional mechanism adds one (split-K and packing two); TMA itself is one, so F1 wins a
-  // tie at equal depth.
   Knobs knobs_added_later() const override { return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}}; }
 
+  // Each optional mechanism adds one (split-K and packing two); TMA itself is one, so F1 wins a
+  // tie at equal depth.
   int complexity(const Knobs& k) const override {
     const Shape s(k);
     return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +
