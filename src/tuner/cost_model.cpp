@@ -18,6 +18,9 @@ constexpr double kIssueHalf = 1.0;       // FMAs per shared operand read at whic
 constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
 constexpr double kPackFixedUs = 2.0;     // one operand copy's launch (PACK = 1)
+// The copies' rate, bytes read plus written: cudaMemcpy2DAsync of odd-pitched operands ran far
+// below HBM speed (about 34 us for 17 MB on 1023x1025x1027, tools/bench/results/2026-12-02-f2-pack).
+constexpr double kPackTbps = 0.55;
 constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)
 
 }  // namespace
@@ -66,7 +69,7 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   const double pack_floats =
       g.pack_a.used ? static_cast<double>(g.pack_a.floats + g.pack_b.floats) : 0.0;
   const double pack_us =
-      g.pack_a.used ? 2 * kPackFixedUs + 8.0 * pack_floats / (bandwidth_tbps * 1e6) : 0.0;
+      g.pack_a.used ? 2 * kPackFixedUs + 8.0 * pack_floats / (kPackTbps * 1e6) : 0.0;
   // The workspace before the copies, beyond its tile counters: the partial sums.
   const double split_floats = g.pack_a.used ? static_cast<double>(g.pack_a.offset_floats)
                                             : static_cast<double>(g.workspace_floats);

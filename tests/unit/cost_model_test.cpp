@@ -89,12 +89,12 @@ TEST(CostModel, PackedOperandsAddTheirCopiesBeforeTheKernelNotPartials) {
   packed.pack_b = copies.b;
   packed.workspace_floats = copies.end_floats;
   const CostEstimate a = estimate_cost(split, p, h200), b = estimate_cost(packed, p, h200);
-  // Two launches and 2 x 1024 x 1027 floats written and read: the copies only, the kernel's own
-  // estimate (its partials included) unchanged.
+  // Two launches and about 2 x 1024 x 1027 floats read and written at the copies' measured rate
+  // (about 34 us in all on the H200): the copies only, the kernel's own estimate (its partials
+  // included) unchanged.
   EXPECT_EQ(a.compute_us, b.compute_us);
   EXPECT_EQ(a.memory_us, b.memory_us);
-  const double copies_us = 8.0 * static_cast<double>(copies.a.floats + copies.b.floats) / 4.3e6;
-  EXPECT_NEAR(b.time_us - a.time_us, 4.0 + copies_us, 1e-9);
+  EXPECT_NEAR(b.time_us - a.time_us, 34.6, 0.5);
 }
 
 TEST(CostModel, EmptyGridsHaveNoEstimate) {
