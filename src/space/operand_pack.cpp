@@ -1,6 +1,10 @@
 // Where the packed copies of A and B lie in the workspace (space/operand_pack.hpp).
 #include "space/operand_pack.hpp"
 
+#include <algorithm>
+
+#include "sgemm_args.h"
+
 namespace sgt {
 namespace {
 
@@ -22,6 +26,7 @@ PackedOperand packed(int rows, int cols, std::size_t offset) {
 
 PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats) {
   PackedOperands out;
+  base_floats = std::max<std::size_t>(base_floats, SGEMM_TILE_COUNTERS);
   const bool a_n = p.transa == Op::N, b_n = p.transb == Op::N;
   out.a = packed(a_n ? p.m : p.k, a_n ? p.k : p.m, base_floats);
   out.b = packed(b_n ? p.k : p.n, b_n ? p.n : p.k, out.a.offset_floats + out.a.floats);

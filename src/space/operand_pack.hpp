@@ -31,7 +31,9 @@ struct PackedOperands {
   std::size_t end_floats = 0;  // the workspace the copies need, counted from its start
 };
 
-// The copies of A and B placed after the first `base_floats` of the workspace.
+// The copies of A and B placed after the first `base_floats` of the workspace, and never over its
+// first SGEMM_TILE_COUNTERS floats: a workspace is shared by every kernel of a tuning run or of a
+// dispatcher handle, and the split-K kernels expect the tile counters there to be zero.
 PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats);
 
 // Floats both copies take, for the size limit (without the alignment gaps).

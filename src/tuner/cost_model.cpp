@@ -17,10 +17,12 @@ constexpr double kL2Tbps = 11.0;         // L2 to SM bandwidth, all SMs together
 constexpr double kIssueHalf = 1.0;       // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
-constexpr double kPackFixedUs = 2.0;     // one operand copy's launch (PACK = 1)
-// The copies' rate, bytes read plus written: cudaMemcpy2DAsync of odd-pitched operands ran far
-// below HBM speed (about 34 us for 17 MB on 1023x1025x1027, tools/bench/results/2026-12-02-f2-pack).
-constexpr double kPackTbps = 0.55;
+// Packing's two cudaMemcpy2DAsync copies of odd-pitched operands: a launch each, then bytes read
+// plus written at a rate well below HBM's. Fitted to packed points less the same points in place
+// on aligned twins (18 us on 1023x1025x1027, 7 us on 257x511x129;
+// tools/bench/results/2026-12-02-pack-cost).
+constexpr double kPackFixedUs = 3.3;
+constexpr double kPackTbps = 1.5;
 constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)
 
 }  // namespace

@@ -25,16 +25,11 @@ std::string temp_db(const std::string& name) {
   return path;
 }
 
-// Stores `family`'s first default configuration as the winner of `problem` on this GPU.
-void store_winner(TuningStore& store, const Family& family, const ProblemKey& problem, bool with_cubin) {
+// Stores `chosen` of `family` as the winner of `problem` on this GPU.
+void store_winner(TuningStore& store, const Family& family, const ProblemKey& problem,
+                  const Knobs& chosen, bool with_cubin) {
+  ASSERT_EQ(family.cannot_implement(chosen, problem), "") << knobs_to_string(chosen);
   const DeviceInfo device = query_device(0);
-  Knobs chosen;
-  for (const Knobs& k : testing::default_space_configs(family))
-    if (family.cannot_implement(k, problem).empty()) {
-      chosen = k;
-      break;
-    }
-  ASSERT_FALSE(chosen.empty()) << family.name() << " cannot implement " << problem.to_string();
   WinnerRecord w;
   w.problem = problem;
   w.gpu = gpu_record(device);
@@ -51,6 +46,13 @@ void store_winner(TuningStore& store, const Family& family, const ProblemKey& pr
     w.cubin_arch = device.arch();
   }
   store.set_winner(w);
+}
+
+// Stores `family`'s first default configuration that takes `problem` as its winner.
+void store_winner(TuningStore& store, const Family& family, const ProblemKey& problem, bool with_cubin) {
+  for (const Knobs& k : testing::default_space_configs(family))
+    if (family.cannot_implement(k, problem).empty()) return store_winner(store, family, problem, k, with_cubin);
+  ADD_FAILURE() << family.name() << " cannot implement " << problem.to_string();
 }
 
 double relative_difference(const float* x, const float* y, const ProblemKey& p) {
@@ -111,6 +113,43 @@ TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
     EXPECT_TRUE(r.passed) << p.to_string() << ": " << r.message;
     EXPECT_LT(std::max(r.error_beta_zero, r.error_beta), 1e-6) << p.to_string();
   }
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+}
+
+// One handle, one workspace: an F2 winner on packed copies and an F2 split-K winner called in
+// turn. The copies must never land on the tile counters the split-K kernel expects at zero.
+TEST_F(Dispatcher, PackedAndSplitKWinnersShareTheHandleWorkspace) {
+  const std::string path = temp_db("sgemm_dispatch_pack_");
+  const Family& f2 = find_family("f2_tma");
+  const Knobs tile = {{"BM", 64},   {"BN", 64},     {"BK", 16},     {"WM", 32},
+                      {"WN", 64},   {"TM", 8},      {"TN", 8},      {"STAGES", 3},
+                      {"RASTER", 1}, {"STREAMK", 0}};
+  Knobs packed = tile, split = tile;
+  packed["PACK"] = 1;
+  packed["SPLITK"] = 1;
+  split["PACK"] = 0;
+  split["SPLITK"] = 2;
+  const ProblemKey odd = testing::make_problem(Op::N, Op::N, 1023, 1025, 1027);
+  const ProblemKey aligned = testing::make_problem(Op::N, Op::N, 512, 384, 1024);
+  ASSERT_GT(f2.geometry(split, aligned).k_splits, 1);
+  {
+    Database db = Database::open(path, OpenMode::create);
+    TuningStore store(db);
+    store_winner(store, f2, odd, packed, true);
+    store_winner(store, f2, aligned, split, true);
+  }
+  sgemmHandle_t h = nullptr;
+  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  auto& env = testing::gpu_env();
+  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
+  std::uint64_t seed = 5;
+  for (int round = 0; round < 2; ++round)
+    for (const ProblemKey& p : {odd, aligned}) {
+      EXPECT_EQ(describe(h, p)["source"], "exact") << p.to_string();
+      GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
+      const CheckResult r = checker.check(dispatched_by(h, p), seed++);
+      EXPECT_TRUE(r.passed) << "round " << round << " " << p.to_string() << ": " << r.message;
+    }
   EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
 }
 

@@ -134,7 +134,10 @@ TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
   // NN 1023 x 1025 x 1027: A stored 1023 x 1027 (ld 1024), B stored 1027 x 1025 (ld 1028).
   const LaunchGeometry g = f2().geometry(packed, problem(1023, 1025, 1027, Op::N, Op::N, 1));
   ASSERT_TRUE(g.pack_a.used && g.pack_b.used);
-  EXPECT_EQ(g.pack_a.offset_floats, 0u);
+  // Unsplit, the copies still leave the tile counters alone: split-K kernels sharing the
+  // workspace expect them at zero.
+  EXPECT_EQ(g.k_splits, 1);
+  EXPECT_EQ(g.pack_a.offset_floats, static_cast<std::size_t>(SGEMM_TILE_COUNTERS));
   EXPECT_EQ(g.pack_a.rows, 1023);
   EXPECT_EQ(g.pack_a.cols, 1027);
   EXPECT_EQ(g.pack_a.ld, 1024);
@@ -344,6 +347,41 @@ TEST(F2TmaFamily, PackedSpaceIsValidAndPacksEveryPoint) {
     EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
     EXPECT_EQ(knob(c.knobs, "PACK"), 1) << knobs_to_string(c.knobs);
   }
+}
+
+// A tuning run and a dispatcher handle share one workspace among all their kernels, so a packed
+// point must not write where another point keeps its tile counters (zero between launches) or
+// where its own split-K partials go.
+TEST(F2TmaFamily, PackedCopiesAtEveryPointLeaveTheCountersAndPartialsAlone) {
+  const SearchSpace space =
+      load_search_space(SGEMM_SOURCE_DIR "/configs/spaces/f2_tma_packed.yaml");
+  ASSERT_EQ(space.families.size(), 1u);
+  int unsplit = 0, split = 0;
+  for (const Candidate& c : enumerate(space, DeviceLimits{}).valid)
+    for (const ProblemKey& p : {problem(1023, 1025, 1027, Op::N, Op::N, 1),
+                                problem(257, 511, 129, Op::T, Op::N, 1),
+                                problem(33, 65, 3, Op::T, Op::T, 1)}) {
+      if (!f2().cannot_implement(c.knobs, p).empty()) continue;
+      const LaunchGeometry g = f2().geometry(c.knobs, p);
+      const std::string what = knobs_to_string(c.knobs) + " " + p.to_string();
+      ASSERT_TRUE(g.pack_a.used && g.pack_b.used) << what;
+      EXPECT_GE(g.pack_a.offset_floats, static_cast<std::size_t>(SGEMM_TILE_COUNTERS)) << what;
+      EXPECT_GE(g.pack_b.offset_floats, g.pack_a.offset_floats + g.pack_a.floats) << what;
+      EXPECT_EQ(g.workspace_floats, g.pack_b.offset_floats + g.pack_b.floats) << what;
+      if (g.k_splits > 1) {
+        ++split;
+        // The partial tiles: splits x tiles x BM x BN after the counters.
+        const std::size_t tiles = static_cast<std::size_t>(g.grid.x);
+        EXPECT_GE(g.pack_a.offset_floats,
+                  SGEMM_TILE_COUNTERS + static_cast<std::size_t>(g.k_splits) * tiles *
+                                            static_cast<std::size_t>(g.tile_m * g.tile_n))
+            << what;
+      } else {
+        ++unsplit;
+      }
+    }
+  EXPECT_GT(unsplit, 0);
+  EXPECT_GT(split, 0);
 }
 
 TEST(F2TmaFamily, TensorMapEncoderRefusesWhatTmaCannotAddress) {

@@ -7,7 +7,12 @@
 #   PHASE=visit: the packing tests and memcheck alone, then the problems an F2 template change
 #     touches (f2_pack/retune.csv) tuned again on $BASE (an exported database; default the shipped
 #     one) with every default space (--retune --lt-algos 8), the winners exported
-#     (nvidia-h200.json, shipped.db), and the public suite benched on them.
+#     (nvidia-h200.json, shipped.db), and the public suite benched on them;
+#   PHASE=cost: what packing costs, after the packing tests and the dispatcher's test of packed
+#     and split-K winners sharing a handle's workspace. Every point of the packed space on the packed problems
+#     (f2_pack/cost-packed.csv) and the same points in place on their aligned twins
+#     (cost-inplace.csv, f2_pack/inplace.yaml), each exhaustively into its own database, then F2's
+#     default spaces on the twins: the best F2 could do there with copies that cost nothing.
 # Output: $OUT/pack-$PHASE.tar.gz. Never touches clocks or GPU settings.
 # Binaries: NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
 set -uo pipefail
@@ -24,9 +29,26 @@ case $phase in
   visit)
     gpu_tests gpu-tests-pack 'F2Tma.Packed*' 150
     ;;
+  cost)
+    gpu_tests gpu-tests-pack 'F2Tma.Packed*:Dispatcher.PackedAndSplitKWinnersShareTheHandleWorkspace' 150
+    for run in packed:cost-packed.csv:$space/f2_tma_packed.yaml \
+               inplace:cost-inplace.csv:tools/device/f2_pack/inplace.yaml; do
+      IFS=: read -r name shapes file <<< "$run"
+      timed "cost-$name" timeout 200 sgemm-tune tune --shapes "tools/device/f2_pack/$shapes" \
+        --db "$res/cost-$name.db" --space "$file" --settings "$settings" --strategy exhaustive --json
+      grep -E "^info: (NN|NT|TN|TT) " "$res/cost-$name.log" | cut -c1-260
+    done
+    for file in f2_tma f2_tma_split_k f2_tma_stream_k; do
+      timed "f2-best-$file" timeout 100 sgemm-tune tune --shapes tools/device/f2_pack/cost-inplace.csv \
+        --db "$res/f2-best-$file.db" --space "$space/$file.yaml" --settings "$settings" --json
+      grep -E "^info: (NN|NT|TN|TT) " "$res/f2-best-$file.log" | cut -c1-260
+    done
+    ;;
 esac
-sanitize memcheck 'F2Tma.PackedSanitizerSample' 60 memcheck-pack
-mv "$out/memcheck-pack.log" "$res/"
+if [[ $phase != cost ]]; then
+  sanitize memcheck 'F2Tma.PackedSanitizerSample' 60 memcheck-pack
+  mv "$out/memcheck-pack.log" "$res/"
+fi
 if [[ $phase == visit ]]; then
   db=$work/shipped.db
   sgemm-tune import "${BASE:-tuner_db/nvidia-h200.json}" --db "$db" > "$res/import.log" 2>&1
