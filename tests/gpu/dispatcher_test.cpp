@@ -49,9 +49,11 @@ void store_winner(TuningStore& store, const Family& family, const ProblemKey& pr
 }
 
 // Stores `family`'s first default configuration that takes `problem` as its winner.
-void store_winner(TuningStore& store, const Family& family, const ProblemKey& problem, bool with_cubin) {
+void store_winner(TuningStore& store, const Family& family, const ProblemKey& problem,
+                  bool with_cubin) {
   for (const Knobs& k : testing::default_space_configs(family))
-    if (family.cannot_implement(k, problem).empty()) return store_winner(store, family, problem, k, with_cubin);
+    if (family.cannot_implement(k, problem).empty())
+      return store_winner(store, family, problem, k, with_cubin);
   ADD_FAILURE() << family.name() << " cannot implement " << problem.to_string();
 }
 
@@ -121,9 +123,8 @@ TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
 TEST_F(Dispatcher, PackedAndSplitKWinnersShareTheHandleWorkspace) {
   const std::string path = temp_db("sgemm_dispatch_pack_");
   const Family& f2 = find_family("f2_tma");
-  const Knobs tile = {{"BM", 64},   {"BN", 64},     {"BK", 16},     {"WM", 32},
-                      {"WN", 64},   {"TM", 8},      {"TN", 8},      {"STAGES", 3},
-                      {"RASTER", 1}, {"STREAMK", 0}};
+  const Knobs tile = {{"BM", 64}, {"BN", 64}, {"BK", 16},    {"WM", 32},    {"WN", 64},
+                      {"TM", 8},  {"TN", 8},  {"STAGES", 3}, {"RASTER", 1}, {"STREAMK", 0}};
   Knobs packed = tile, split = tile;
   packed["PACK"] = 1;
   packed["SPLITK"] = 1;

@@ -358,9 +358,9 @@ TEST(F2TmaFamily, PackedCopiesAtEveryPointLeaveTheCountersAndPartialsAlone) {
   ASSERT_EQ(space.families.size(), 1u);
   int unsplit = 0, split = 0;
   for (const Candidate& c : enumerate(space, DeviceLimits{}).valid)
-    for (const ProblemKey& p : {problem(1023, 1025, 1027, Op::N, Op::N, 1),
-                                problem(257, 511, 129, Op::T, Op::N, 1),
-                                problem(33, 65, 3, Op::T, Op::T, 1)}) {
+    for (const ProblemKey& p :
+         {problem(1023, 1025, 1027, Op::N, Op::N, 1), problem(257, 511, 129, Op::T, Op::N, 1),
+          problem(33, 65, 3, Op::T, Op::T, 1)}) {
       if (!f2().cannot_implement(c.knobs, p).empty()) continue;
       const LaunchGeometry g = f2().geometry(c.knobs, p);
       const std::string what = knobs_to_string(c.knobs) + " " + p.to_string();
