@@ -12,7 +12,9 @@
 #     and split-K winners sharing a handle's workspace. Every point of the packed space on the packed problems
 #     (f2_pack/cost-packed.csv) and the same points in place on their aligned twins
 #     (cost-inplace.csv, f2_pack/inplace.yaml), each exhaustively into its own database, then F2's
-#     default spaces on the twins: the best F2 could do there with copies that cost nothing.
+#     default spaces on the twins: the best F2 could do there with copies that cost nothing;
+#   PHASE=large: larger problems with odd leading dimensions (f2_pack/large-odd.csv) tuned with
+#     every default space, and again with the packed space alone, into fresh databases.
 # Output: $OUT/pack-$PHASE.tar.gz. Never touches clocks or GPU settings.
 # Binaries: NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
 set -uo pipefail
@@ -44,8 +46,16 @@ case $phase in
       grep -E "^info: (NN|NT|TN|TT) " "$res/f2-best-$file.log" | cut -c1-260
     done
     ;;
+  large)
+    timed large-default timeout 300 sgemm-tune tune --shapes tools/device/f2_pack/large-odd.csv \
+      --db "$res/large-default.db" --space "$space" --settings "$settings" --json
+    grep -E "^info: (NN|NT|TN|TT) " "$res/large-default.log" | cut -c1-300
+    timed large-packed timeout 200 sgemm-tune tune --shapes tools/device/f2_pack/large-odd.csv \
+      --db "$res/large-packed.db" --space "$space/f2_tma_packed.yaml" --settings "$settings" --json
+    grep -E "^info: (NN|NT|TN|TT) " "$res/large-packed.log" | cut -c1-300
+    ;;
 esac
-if [[ $phase != cost ]]; then
+if [[ $phase == tests || $phase == visit ]]; then
   sanitize memcheck 'F2Tma.PackedSanitizerSample' 60 memcheck-pack
   mv "$out/memcheck-pack.log" "$res/"
 fi
