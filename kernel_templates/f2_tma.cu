@@ -479,3 +479,39 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
       write_acc(args, m0, n0, a0, b0, acc);
   }
 }
+
+// ---- Packed operands (PACK = 1) --------------------------------------------------------------
+// One operand (rows x cols, column-major, leading dimension ld, any alignment) and its aligned
+// copy in the workspace (dst 16-byte aligned, dst_ld a multiple of 4). The host passes A's and
+// B's as sgemm_pack's two parameters (src/jit/sgemm_kernel.cpp holds the same struct).
+struct PackedCopy {
+  const float* src;
+  float* dst;
+  int ld, dst_ld, rows, cols;
+};
+
+// Both copies in one launch, blockIdx.z picking the operand field by field (choosing between the
+// two structs would put both in local memory for every thread). A grid-stride loop over the
+// copy's float4s, consecutive threads on consecutive ones of a column: four 4-byte loads from
+// any alignment, one 16-byte store. Rows from `rows` to dst_ld are written as zeros.
+extern "C" __global__ void __launch_bounds__(256) sgemm_pack(PackedCopy a, PackedCopy b) {
+  const bool second = blockIdx.z != 0;
+  const float* const src = second ? b.src : a.src;
+  float4* const dst = reinterpret_cast<float4*>(second ? b.dst : a.dst);
+  const int ld = second ? b.ld : a.ld;
+  const int rows = second ? b.rows : a.rows;
+  const unsigned quads_per_col = static_cast<unsigned>(second ? b.dst_ld : a.dst_ld) / 4u;
+  // The host refuses copies beyond 2^28 floats, so every count fits 32 bits.
+  const unsigned quads = quads_per_col * static_cast<unsigned>(second ? b.cols : a.cols);
+  for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < quads; q += gridDim.x * blockDim.x) {
+    const unsigned col = q / quads_per_col;
+    const int row = static_cast<int>(4u * (q - col * quads_per_col));
+    const float* const s = src + static_cast<long long>(col) * ld + row;
+    float4 v;
+    v.x = row < rows ? __ldg(s) : 0.0f;
+    v.y = row + 1 < rows ? __ldg(s + 1) : 0.0f;
+    v.z = row + 2 < rows ? __ldg(s + 2) : 0.0f;
+    v.w = row + 3 < rows ? __ldg(s + 3) : 0.0f;
+    dst[q] = v;
+  }
+}

@@ -1,9 +1,11 @@
 // Launching through cuLaunchKernel: arguments are passed as the one SgemmArgs block, followed by
 // the operands' tensor maps for TMA-fed kernels. Packed operands are copied into the workspace
-// first, by cudaMemcpy2DAsync on the same stream.
+// first, by the module's sgemm_pack on the same stream.
 #include "jit/sgemm_kernel.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "common/error.hpp"
 #include "cuda/driver_api.hpp"
@@ -12,17 +14,19 @@
 namespace sgt {
 namespace {
 
-// Copies one operand (rows x cols, column-major, leading dimension ld) into its place in the
-// workspace and returns the copy, whose leading dimension is packed.ld.
-const float* pack_operand(const PackedOperand& packed, float* workspace, const float* src, int ld,
-                          cudaStream_t stream) {
-  float* const dst = workspace + packed.offset_floats;
-  if (packed.rows > 0 && packed.cols > 0)
-    SGT_CUDA_CHECK(cudaMemcpy2DAsync(dst, sizeof(float) * packed.ld, src, sizeof(float) * ld,
-                                     sizeof(float) * packed.rows, packed.cols,
-                                     cudaMemcpyDeviceToDevice, stream));
-  return dst;
+// sgemm_pack's parameter, member for member (kernel_templates/f2_tma.cu).
+struct PackedCopy {
+  const float* src;
+  float* dst;
+  int ld, dst_ld, rows, cols;
+};
+
+PackedCopy packed_copy(const PackedOperand& packed, float* workspace, const float* src, int ld) {
+  return {src, workspace + packed.offset_floats, ld, packed.ld, packed.rows, packed.cols};
 }
+
+constexpr unsigned kPackThreads = 256;
+constexpr unsigned kPackMaxBlocks = 1024;  // per operand; the loop strides over the rest
 
 }  // namespace
 
@@ -50,10 +54,20 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
   }
   if (g.pack_a.used) {
     if (!args.workspace) throw Error(ErrorKind::internal, "packed operands but no workspace");
-    args.a = pack_operand(g.pack_a, args.workspace, args.a, args.lda, stream);
-    args.lda = g.pack_a.ld;
-    args.b = pack_operand(g.pack_b, args.workspace, args.b, args.ldb, stream);
-    args.ldb = g.pack_b.ld;
+    std::call_once(pack_once_, [this] { pack_ = module_.find_function("sgemm_pack"); });
+    if (!pack_) throw Error(ErrorKind::internal, "packed operands but the module has no sgemm_pack");
+    PackedCopy a = packed_copy(g.pack_a, args.workspace, args.a, args.lda);
+    PackedCopy b = packed_copy(g.pack_b, args.workspace, args.b, args.ldb);
+    const std::size_t quads = std::max(g.pack_a.floats, g.pack_b.floats) / 4;
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::size_t>((quads + kPackThreads - 1) / kPackThreads, kPackMaxBlocks));
+    void* pack_params[] = {&a, &b};
+    SGT_CU_CHECK(api.cuLaunchKernel(pack_, std::max(blocks, 1u), 1, 2, kPackThreads, 1, 1, 0,
+                                    reinterpret_cast<CUstream>(stream), pack_params, nullptr));
+    args.a = a.dst;
+    args.lda = a.dst_ld;
+    args.b = b.dst;
+    args.ldb = b.dst_ld;
   }
   args.k_splits = g.k_splits;
   args.k_slice = g.k_slice > 0 ? g.k_slice : args.k;

@@ -17,12 +17,11 @@ constexpr double kL2Tbps = 11.0;         // L2 to SM bandwidth, all SMs together
 constexpr double kIssueHalf = 1.0;       // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
-// Packing's two cudaMemcpy2DAsync copies of odd-pitched operands: a launch each, then bytes read
-// plus written at a rate well below HBM's. Fitted to packed points less the same points in place
-// on aligned twins (18 us on 1023x1025x1027, 7 us on 257x511x129;
-// tools/bench/results/2026-12-02-pack-cost).
-constexpr double kPackFixedUs = 3.3;
-constexpr double kPackTbps = 1.5;
+// Packing's copies: sgemm_pack's launch, then bytes read plus written. cudaMemcpy2DAsync of the
+// same odd-pitched operands ran at 1.5 TB/s after two launches of 3.3 us each (packed points
+// less the same points in place on aligned twins; tools/bench/results/2026-12-02-pack-cost).
+constexpr double kPackFixedUs = 3.0;
+constexpr double kPackTbps = 3.0;
 constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)
 
 }  // namespace
@@ -71,7 +70,7 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   const double pack_floats =
       g.pack_a.used ? static_cast<double>(g.pack_a.floats + g.pack_b.floats) : 0.0;
   const double pack_us =
-      g.pack_a.used ? 2 * kPackFixedUs + 8.0 * pack_floats / (kPackTbps * 1e6) : 0.0;
+      g.pack_a.used ? kPackFixedUs + 8.0 * pack_floats / (kPackTbps * 1e6) : 0.0;
   // The workspace before the copies, beyond its tile counters: the partial sums.
   const double split_floats = g.pack_a.used ? static_cast<double>(g.pack_a.offset_floats)
                                             : static_cast<double>(g.workspace_floats);

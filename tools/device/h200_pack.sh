@@ -7,7 +7,9 @@
 #   PHASE=visit: the packing tests and memcheck alone, then the problems an F2 template change
 #     touches (f2_pack/retune.csv) tuned again on $BASE (an exported database; default the shipped
 #     one) with every default space (--retune --lt-algos 8), the winners exported
-#     (nvidia-h200.json, shipped.db), and the public suite benched on them;
+#     (nvidia-h200.json, shipped.db); the packed space on cost-packed.csv and every default
+#     space on large-odd.csv, each into a fresh database; and the public suite benched on the
+#     export;
 #   PHASE=cost: what packing costs, after the packing tests and the dispatcher's test of packed
 #     and split-K winners sharing a handle's workspace. Every point of the packed space on the packed problems
 #     (f2_pack/cost-packed.csv) and the same points in place on their aligned twins
@@ -29,7 +31,7 @@ case $phase in
     gpu_tests gpu-tests-f2 'F2Tma.*:Families/FamilyCorrectness.*/f2_tma' 480
     ;;
   visit)
-    gpu_tests gpu-tests-pack 'F2Tma.Packed*' 150
+    gpu_tests gpu-tests-pack 'F2Tma.Packed*:Dispatcher.PackedAndSplitKWinnersShareTheHandleWorkspace' 150
     ;;
   cost)
     gpu_tests gpu-tests-pack 'F2Tma.Packed*:Dispatcher.PackedAndSplitKWinnersShareTheHandleWorkspace' 150
@@ -69,6 +71,14 @@ if [[ $phase == visit ]]; then
   sgemm-tune export --db "$db" --winners-only -o "$work/nvidia-h200.json" > "$res/export.log" 2>&1
   echo "export: exit $?"
   cp "$db" "$work/nvidia-h200.json" "$res/"
+  # What the copies cost now (against cost-inplace.* of an earlier PHASE=cost: the in-place
+  # kernels do not change with the copy), and the larger odd problems.
+  timed cost-packed timeout 100 sgemm-tune tune --shapes tools/device/f2_pack/cost-packed.csv \
+    --db "$res/cost-packed.db" --space "$space/f2_tma_packed.yaml" --settings "$settings" \
+    --strategy exhaustive --json
+  timed large-default timeout 100 sgemm-tune tune --shapes tools/device/f2_pack/large-odd.csv \
+    --db "$res/large-default.db" --space "$space" --settings "$settings" --json
+  grep -hE "^info: (NN|NT|TN|TT) " "$res/cost-packed.log" "$res/large-default.log" | cut -c1-300
   bench_public "$work/nvidia-h200.json"
 fi
 tar -C "$res" -czf "$out/pack-$phase.tar.gz" .
