@@ -17,9 +17,9 @@ constexpr double kL2Tbps = 11.0;         // L2 to SM bandwidth, all SMs together
 constexpr double kIssueHalf = 1.0;       // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
-// Packing's copies: sgemm_pack's launch, then bytes read plus written. cudaMemcpy2DAsync of the
-// same odd-pitched operands ran at 1.5 TB/s after two launches of 3.3 us each (packed points
-// less the same points in place on aligned twins; tools/bench/results/2026-12-02-pack-cost).
+// Packing's copies: sgemm_pack's launch, then bytes read plus written. Measured as packed points
+// less the same points in place on aligned twins: 8.7 us on 1023x1025x1027, 3.5 us on 257x511x129
+// (tools/bench/results/2026-12-02-pack-kernel; cudaMemcpy2DAsync took 16.9 and 6.4).
 constexpr double kPackFixedUs = 3.0;
 constexpr double kPackTbps = 3.0;
 constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)
