@@ -55,7 +55,8 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
   if (g.pack_a.used) {
     if (!args.workspace) throw Error(ErrorKind::internal, "packed operands but no workspace");
     std::call_once(pack_once_, [this] { pack_ = module_.find_function("sgemm_pack"); });
-    if (!pack_) throw Error(ErrorKind::internal, "packed operands but the module has no sgemm_pack");
+    if (!pack_)
+      throw Error(ErrorKind::internal, "packed operands but the module has no sgemm_pack");
     PackedCopy a = packed_copy(g.pack_a, args.workspace, args.a, args.lda);
     PackedCopy b = packed_copy(g.pack_b, args.workspace, args.b, args.ldb);
     const std::size_t quads = std::max(g.pack_a.floats, g.pack_b.floats) / 4;

@@ -69,8 +69,7 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   // Packed copies of A and B: written once before the kernel, which then reads them.
   const double pack_floats =
       g.pack_a.used ? static_cast<double>(g.pack_a.floats + g.pack_b.floats) : 0.0;
-  const double pack_us =
-      g.pack_a.used ? kPackFixedUs + 8.0 * pack_floats / (kPackTbps * 1e6) : 0.0;
+  const double pack_us = g.pack_a.used ? kPackFixedUs + 8.0 * pack_floats / (kPackTbps * 1e6) : 0.0;
   // The workspace before the copies, beyond its tile counters: the partial sums.
   const double split_floats = g.pack_a.used ? static_cast<double>(g.pack_a.offset_floats)
                                             : static_cast<double>(g.workspace_floats);
