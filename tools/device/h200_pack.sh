@@ -25,36 +25,36 @@ source tools/device/lib.sh
 visit_setup /tmp/sgemm-pack
 phase=${PHASE:-tests}
 
+# tune_into NAME SECONDS SHAPES SPACE [TUNE ARGS...]: SHAPES tuned over SPACE into a fresh
+# $res/NAME.db (timed, to $res/NAME.{json,log}); prints each problem's result line.
+tune_into() {
+  local name=$1 seconds=$2 shapes=$3 file=$4; shift 4
+  timed "$name" timeout "$seconds" sgemm-tune tune --shapes "$shapes" --db "$res/$name.db" \
+    --space "$file" --settings "$settings" --json "$@"
+  grep -E "^info: (NN|NT|TN|TT) " "$res/$name.log" | cut -c1-300
+}
+pack_tests='F2Tma.Packed*:Dispatcher.PackedAndSplitKWinnersShareTheHandleWorkspace'
+pack_dir=tools/device/f2_pack
+
 gpu_facts
 case $phase in
   tests)
     gpu_tests gpu-tests-f2 'F2Tma.*:Families/FamilyCorrectness.*/f2_tma' 480
     ;;
   visit)
-    gpu_tests gpu-tests-pack 'F2Tma.Packed*:Dispatcher.PackedAndSplitKWinnersShareTheHandleWorkspace' 150
+    gpu_tests gpu-tests-pack "$pack_tests" 150
     ;;
   cost)
-    gpu_tests gpu-tests-pack 'F2Tma.Packed*:Dispatcher.PackedAndSplitKWinnersShareTheHandleWorkspace' 150
-    for run in packed:cost-packed.csv:$space/f2_tma_packed.yaml \
-               inplace:cost-inplace.csv:tools/device/f2_pack/inplace.yaml; do
-      IFS=: read -r name shapes file <<< "$run"
-      timed "cost-$name" timeout 200 sgemm-tune tune --shapes "tools/device/f2_pack/$shapes" \
-        --db "$res/cost-$name.db" --space "$file" --settings "$settings" --strategy exhaustive --json
-      grep -E "^info: (NN|NT|TN|TT) " "$res/cost-$name.log" | cut -c1-260
-    done
+    gpu_tests gpu-tests-pack "$pack_tests" 150
+    tune_into cost-packed 200 $pack_dir/cost-packed.csv "$space/f2_tma_packed.yaml" --strategy exhaustive
+    tune_into cost-inplace 200 $pack_dir/cost-inplace.csv $pack_dir/inplace.yaml --strategy exhaustive
     for file in f2_tma f2_tma_split_k f2_tma_stream_k; do
-      timed "f2-best-$file" timeout 100 sgemm-tune tune --shapes tools/device/f2_pack/cost-inplace.csv \
-        --db "$res/f2-best-$file.db" --space "$space/$file.yaml" --settings "$settings" --json
-      grep -E "^info: (NN|NT|TN|TT) " "$res/f2-best-$file.log" | cut -c1-260
+      tune_into "f2-best-$file" 100 $pack_dir/cost-inplace.csv "$space/$file.yaml"
     done
     ;;
   large)
-    timed large-default timeout 300 sgemm-tune tune --shapes tools/device/f2_pack/large-odd.csv \
-      --db "$res/large-default.db" --space "$space" --settings "$settings" --json
-    grep -E "^info: (NN|NT|TN|TT) " "$res/large-default.log" | cut -c1-300
-    timed large-packed timeout 200 sgemm-tune tune --shapes tools/device/f2_pack/large-odd.csv \
-      --db "$res/large-packed.db" --space "$space/f2_tma_packed.yaml" --settings "$settings" --json
-    grep -E "^info: (NN|NT|TN|TT) " "$res/large-packed.log" | cut -c1-300
+    tune_into large-default 300 $pack_dir/large-odd.csv "$space"
+    tune_into large-packed 200 $pack_dir/large-odd.csv "$space/f2_tma_packed.yaml"
     ;;
 esac
 if [[ $phase == tests || $phase == visit ]]; then
@@ -65,7 +65,7 @@ if [[ $phase == visit ]]; then
   db=$work/shipped.db
   sgemm-tune import "${BASE:-tuner_db/nvidia-h200.json}" --db "$db" > "$res/import.log" 2>&1
   echo "import: exit $?"
-  timed retune timeout 240 sgemm-tune tune --shapes tools/device/f2_pack/retune.csv --db "$db" \
+  timed retune timeout 240 sgemm-tune tune --shapes $pack_dir/retune.csv --db "$db" \
     --space "$space" --settings "$settings" --retune --lt-algos 8 --json
   grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
   sgemm-tune export --db "$db" --winners-only -o "$work/nvidia-h200.json" > "$res/export.log" 2>&1
@@ -73,12 +73,8 @@ if [[ $phase == visit ]]; then
   cp "$db" "$work/nvidia-h200.json" "$res/"
   # What the copies cost now (against cost-inplace.* of an earlier PHASE=cost: the in-place
   # kernels do not change with the copy), and the larger odd problems.
-  timed cost-packed timeout 100 sgemm-tune tune --shapes tools/device/f2_pack/cost-packed.csv \
-    --db "$res/cost-packed.db" --space "$space/f2_tma_packed.yaml" --settings "$settings" \
-    --strategy exhaustive --json
-  timed large-default timeout 100 sgemm-tune tune --shapes tools/device/f2_pack/large-odd.csv \
-    --db "$res/large-default.db" --space "$space" --settings "$settings" --json
-  grep -hE "^info: (NN|NT|TN|TT) " "$res/cost-packed.log" "$res/large-default.log" | cut -c1-300
+  tune_into cost-packed 100 $pack_dir/cost-packed.csv "$space/f2_tma_packed.yaml" --strategy exhaustive
+  tune_into large-default 100 $pack_dir/large-odd.csv "$space"
   bench_public "$work/nvidia-h200.json"
 fi
 tar -C "$res" -czf "$out/pack-$phase.tar.gz" .
