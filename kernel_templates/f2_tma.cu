@@ -20,9 +20,6 @@
 //   - STREAMK > 0 (stream-K) launches a persistent grid whose blocks take equal shares of all the
 //     tiles' K iterations, tile after tile through one ring; a tile shared by several blocks is
 //     summed the same way, in block order, by the last of them to arrive.
-// PERSIST > 0 launches a persistent grid whose block b takes whole tiles b, b + grid, ... through
-// one ring: the next tile's loads are in flight while a tile is computed and stored, where one
-// block per tile in a single wave would load, compute and store in lockstep (short K).
 #include "sgemm_args.h"
 #include "split_k_serial.cuh"
 
@@ -59,9 +56,6 @@
 #endif
 #ifndef STREAMK
 #define STREAMK 0  // >0: stream-K over a persistent grid (the host sizes it: STREAMK blocks per SM)
-#endif
-#ifndef PERSIST
-#define PERSIST 0  // >0: whole tiles over a persistent grid (the host sizes it: PERSIST blocks per SM)
 #endif
 // Problem class, from the ProblemKey. TMA needs 16-byte aligned A and B (the host copies them
 // aligned when they are not: PACK = 1); C is written in place at its own alignment class.
@@ -106,7 +100,6 @@ static_assert(STAGES >= 2, "at least a double buffer");
 static_assert(ALIGN_C == 1 || ALIGN_C == 2 || ALIGN_C == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && STREAMK >= 0, "knob ranges");
 static_assert(STREAMK == 0 || SPLITK == 1, "stream-K and split-K share out K in different ways");
-static_assert(PERSIST == 0 || (SPLITK == 1 && STREAMK == 0), "persistent tiles keep K whole");
 static_assert(WM % 8 == 0 && WN % 8 == 0 && kLanesM >= 4 && kLanesN >= 4,
               "a thread's first row is its lane index mod 8 (kcontig_addr)");
 
@@ -458,36 +451,6 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
         seg_begin = it + 1;
         ++tile;
         tile_end += kt;
-      }
-    }
-  } else if constexpr (PERSIST > 0) {
-    // Local iteration t: K tile t % kt of this block's tile t / kt, which is tile
-    // blockIdx.x + (t / kt) * gridDim.x (the host launches at most one block per tile).
-    const int kt = (args.k + BK - 1) / BK;
-    const int tiles = tiles_m * tiles_n;
-    const int block = static_cast<int>(blockIdx.x), grid = static_cast<int>(gridDim.x);
-    const int count = (tiles - block + grid - 1) / grid * kt;
-    auto issue = [&](int t) {
-      int tile_m, tile_n;
-      f1::raster_tile<RASTER>(block + t / kt * grid, tiles_m, tiles_n, tile_m, tile_n);
-      load_stage(t % STAGES, tile_m * BM, tile_n * BN, t % kt * BK);
-    };
-    if (producer) {
-#pragma unroll
-      for (int s = 0; s < STAGES; ++s)
-        if (s < count) issue(s);
-    }
-    int tile = block, k_left = kt;  // no division in the consumers' loop
-    for (int t = 0; t < count; ++t) {
-      compute_stage(t);
-      if (producer && t + STAGES < count) issue(t + STAGES);
-      if (--k_left == 0) {
-        int tile_m, tile_n;
-        f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
-        write_acc(args, tile_m * BM, tile_n * BN, a0, b0, acc);
-        clear();
-        tile += grid;
-        k_left = kt;
       }
     }
   } else {

@@ -39,7 +39,6 @@ struct LaunchGeometry {
   Dim3 reduce_grid, reduce_block;
   std::size_t workspace_floats = 0;  // device workspace the launch needs, in floats
   int tile_m = 0, tile_n = 0;  // C elements one block computes, rows x columns (cost model)
-  int tiles_per_block = 1;     // tiles a persistent block computes one after another, at most
   TmaTile tma_a, tma_b;        // both used, or neither
   PackedOperand pack_a, pack_b;  // both used, or neither: copies in the workspace, after the rest
 };

@@ -51,18 +51,17 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
     const double r = static_cast<double>(g.tile_m) * g.tile_n / threads;
     const double intensity = std::sqrt(std::max(r, 1.0)) / 2;
     issue = intensity / (intensity + kIssueHalf);
-    // Every block streams its tiles' A rows and B columns from L2.
-    l2_bytes = 4.0 * blocks * g.tiles_per_block * (g.tile_m + g.tile_n) * k_per_block;
+    // Every block streams its A rows and B columns from L2.
+    l2_bytes = 4.0 * blocks * (g.tile_m + g.tile_n) * k_per_block;
   } else {
     const double per_thread = flop / (blocks * threads);
     issue = per_thread / (per_thread + 4096.0);
   }
   const double latency = resident_warps / (resident_warps + kLatencyWarps);
   const double sm_tflops = peak_tflops / sms * issue * latency;
-  // A block issues the FMAs of its whole tiles, also where a tile overhangs the matrix. A
-  // persistent block pays its fixed cost once: each tile's stores drain under the next one's loads.
+  // A block issues the FMAs of its whole tile, also where the tile overhangs the matrix.
   const double block_flop = g.tile_m > 0 && g.tile_n > 0
-                                ? 2.0 * g.tile_m * g.tile_n * k_per_block * g.tiles_per_block
+                                ? 2.0 * g.tile_m * g.tile_n * k_per_block
                                 : flop / blocks;
   e.compute_us = per_sm * block_flop / (sm_tflops * 1e6) +
                  std::ceil(per_sm / occupancy) * kBlockFixedUs;

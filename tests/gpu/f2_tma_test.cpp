@@ -80,30 +80,6 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
   RecordProperty("cases", static_cast<int>(cases.size()));
 }
 
-// Persistent points (PERSIST > 0) on a problem with more tiles than blocks, so that a block takes
-// several tiles one after another (3000x2900: 552 tiles of 128 x 128, more than four blocks per SM),
-// with an uneven share on the last blocks: every point NN with padded leading dimensions, a sample
-// in all four transposes; K not a multiple of BK.
-TEST(F2Tma, PersistentBlocksTakingSeveralTilesEach) {
-  SGT_SKIP_WITHOUT_GPU();
-  std::vector<Knobs> configs;
-  for (const Knobs& k : default_configs(false))
-    if (knob(k, "PERSIST") > 0) configs.push_back(k);
-  ASSERT_FALSE(configs.empty());
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : configs) {
-    const ProblemKey p = testing::make_aligned_problem(Op::N, Op::N, 3000, 2900, 41, 8);
-    ASSERT_GT(f2().geometry(knobs, p).tiles_per_block, 1) << knobs_to_string(knobs);
-    cases.push_back({knobs, p, 0});
-  }
-  for (const Knobs& knobs : sample(configs, 6))
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 3000, 2900, 41), 0});
-  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
-  RecordProperty("cases", static_cast<int>(cases.size()));
-}
-
 // Every packing point at a tail shape with odd leading dimensions (NN); a sample, in all four
 // transposes, at the edge shapes with leading dimensions padded by 5 (class 1), pointers offset by
 // one float and leading dimensions padded by 2 (class 2), so that C is written at each alignment

@@ -96,23 +96,6 @@ TEST(CostModel, PackedOperandsAddTheirCopiesBeforeTheKernelNotPartials) {
   EXPECT_NEAR(b.time_us - a.time_us, 8.6, 0.5);
 }
 
-TEST(CostModel, APersistentBlockDoesItsTilesWorkAndPaysItsFixedCostOnce) {
-  // 8192x8192x64 in 128 x 128 tiles of 256 threads: 4096 blocks, 32 for the busiest SM, 4 at a
-  // time; persistent, two blocks per SM take 16 tiles each at most.
-  const ProblemKey p{Op::N, Op::N, 8192, 8192, 64, 8192, 64, 8192, 4};
-  const DeviceLimits h200;
-  const LaunchGeometry one_per_tile = tiled(p, 128, 128, 256, 50000);
-  LaunchGeometry persistent = one_per_tile;
-  persistent.grid.x = 264;
-  persistent.tiles_per_block = 16;
-  const CostEstimate a = estimate_cost(one_per_tile, p, h200);
-  const CostEstimate b = estimate_cost(persistent, p, h200);
-  // The same L2 traffic and nearly the same FMA time; 1 fixed cost per SM instead of 8.
-  EXPECT_NEAR(b.memory_us, a.memory_us, 0.02 * a.memory_us);
-  EXPECT_LT(b.compute_us, a.compute_us);
-  EXPECT_GT(b.compute_us, 0.8 * a.compute_us);
-}
-
 TEST(CostModel, EmptyGridsHaveNoEstimate) {
   LaunchGeometry g;
   g.grid.x = 0;

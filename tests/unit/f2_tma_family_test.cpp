@@ -20,8 +20,7 @@ const Family& f2() { return find_family("f2_tma"); }
 // The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
 Knobs base() {
   return {{"BM", 128}, {"BN", 128},   {"BK", 32},    {"WM", 32},    {"WN", 64},     {"TM", 8},
-          {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0},
-          {"PERSIST", 0}};
+          {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}};
 }
 
 Knobs with(Knobs k, const std::string& name, int value) {
@@ -272,29 +271,6 @@ TEST(F2TmaFamily, StreamKSharesOutEveryTilesKIterationsOverAPersistentGrid) {
   EXPECT_GT(f2().complexity(sk), f2().complexity(with(base(), "SPLITK", 2)));
 }
 
-TEST(F2TmaFamily, PersistentBlocksTakeWholeTilesOverAGridOfPersistBlocksPerSm) {
-  // 65536x64x64 in 128x128 tiles: 512 tiles over 132 blocks (PERSIST 1), 4 for the busiest.
-  const Knobs pt = with(base(), "PERSIST", 1);
-  const LaunchGeometry g = f2().geometry(pt, problem(65536, 64, 64));
-  EXPECT_EQ(g.grid.x, 132u);
-  EXPECT_EQ(g.grid.z, 1u);
-  EXPECT_EQ(g.tiles_per_block, 4);
-  EXPECT_EQ(g.k_splits, 1);  // K whole: no partials, no counters
-  EXPECT_EQ(g.workspace_floats, 0u);
-  EXPECT_EQ(f2().geometry(with(base(), "PERSIST", 2), problem(65536, 64, 64)).grid.x, 264u);
-  // Fewer tiles than blocks: one block per tile.
-  const LaunchGeometry few = f2().geometry(pt, problem(300, 260, 100));
-  EXPECT_EQ(few.grid.x, 9u);
-  EXPECT_EQ(few.tiles_per_block, 1);
-  EXPECT_EQ(f2().geometry(base(), problem(65536, 64, 64)).tiles_per_block, 1);
-  EXPECT_TRUE(has_define(f2().defines(pt, problem(64, 64, 64)), "-DPERSIST=1"));
-  EXPECT_TRUE(has_define(f2().defines(base(), problem(64, 64, 64)), "-DPERSIST=0"));
-  EXPECT_EQ(why(with(base(), "PERSIST", 5)), "persist_0_to_4");
-  EXPECT_EQ(why(with(pt, "SPLITK", 2)), "persist_keeps_k_whole");
-  EXPECT_EQ(why(with(pt, "STREAMK", 1)), "persist_keeps_k_whole");
-  EXPECT_GT(f2().complexity(pt), f2().complexity(base()));
-}
-
 TEST(F2TmaFamily, SplitKRefusesWhatItsCountersOrWorkspaceCannotHold) {
   const Knobs split = with(base(), "SPLITK", 2);
   // 129 x 129 tiles of 128 x 128: more tiles than arrival counters.
@@ -312,10 +288,8 @@ TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   old.erase("SPLITK");
   old.erase("STREAMK");
   old.erase("PACK");
-  old.erase("PERSIST");
   EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
   EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
-  EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DPERSIST=0"));
   EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096)).k_splits, 1);
   EXPECT_FALSE(f2().geometry(old, problem(4096, 128, 4096)).pack_a.used);
   EXPECT_EQ(with_knobs_added_later(f2(), old), base());  // what a warm start compares

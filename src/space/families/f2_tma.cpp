@@ -1,7 +1,7 @@
 // Family F2 (kernel_templates/f2_tma.cu): TMA-fed SIMT SGEMM for sm_90. Its knobs, the
 // constraints that mirror the template's static_asserts and resource limits, NVRTC defines,
 // launch geometry (split-K over blockIdx.z or stream-K over a persistent grid, summed in the
-// kernel; or whole tiles over a persistent grid), the tensor-map boxes the launch encodes and, with PACK = 1, the aligned copies of A
+// kernel), the tensor-map boxes the launch encodes and, with PACK = 1, the aligned copies of A
 // and B it makes for operands TMA cannot address in place.
 #include <fmt/format.h>
 
@@ -19,13 +19,13 @@ namespace sgt {
 namespace {
 
 constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
-// STREAMK and PERSIST count persistent blocks per SM of this many: the H200's SM count (F4's SPLITK counts
+// STREAMK counts persistent blocks per SM of this many: the H200's SM count (F4's SPLITK counts
 // waves of the same size). The knob is tuned per GPU, so another SM count only shifts its best value.
 constexpr int kWaveBlocks = 132;
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"BM", "BN",     "BK",     "WM",     "WN",      "TM",
-                                             "TN", "STAGES", "RASTER", "SPLITK", "STREAMK", "PACK", "PERSIST"};
+                                             "TN", "STAGES", "RASTER", "SPLITK", "STREAMK", "PACK"};
   return n;
 }
 
@@ -34,9 +34,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 struct Shape {
   int bm, bn, bk, wm, wn, tm, tn, stages;
-  // Configurations stored before SPLITK, STREAMK, PACK or PERSIST existed did not share out K,
-  // pack or persist.
-  int splitk, streamk, pack, persist;
+  // Configurations stored before SPLITK, STREAMK or PACK existed did not share out K or pack.
+  int splitk, streamk, pack;
   explicit Shape(const Knobs& k)
       : bm(knob(k, "BM")),
         bn(knob(k, "BN")),
@@ -48,8 +47,7 @@ struct Shape {
         stages(knob(k, "STAGES")),
         splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1),
         streamk(k.contains("STREAMK") ? knob(k, "STREAMK") : 0),
-        pack(k.contains("PACK") ? knob(k, "PACK") : 0),
-        persist(k.contains("PERSIST") ? knob(k, "PERSIST") : 0) {}
+        pack(k.contains("PACK") ? knob(k, "PACK") : 0) {}
   int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
   // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
@@ -88,22 +86,6 @@ StreamK stream_k_of(const Shape& s, const ProblemKey& p) {
 
 std::int64_t stream_k_partial_floats(const Shape& s, const StreamK& sk) {
   return std::int64_t{2} * sk.grid * s.bm * s.bn;
-}
-
-// Persistent tiles: at most PERSIST blocks per SM, at most one per tile, each taking whole tiles
-// blockIdx.x, blockIdx.x + grid, ...
-struct Persistent {
-  int grid = 0;
-  std::int64_t tiles_per_block = 0;  // of the busiest block
-};
-
-Persistent persistent_of(const Shape& s, const ProblemKey& p) {
-  Persistent pt;
-  const std::int64_t tiles = tile_count(s, p);
-  if (s.persist <= 0 || tiles <= 0) return pt;
-  pt.grid = static_cast<int>(std::min<std::int64_t>(std::int64_t{s.persist} * kWaveBlocks, tiles));
-  pt.tiles_per_block = ceil_div(tiles, pt.grid);
-  return pt;
 }
 
 // The TMA box of one operand tile: BX x BK, K-contiguous rows swizzled by their own size.
@@ -154,13 +136,6 @@ class F2Tma final : public Family {
            const Shape s(k);
            return s.streamk == 0 || s.splitk == 1;
          }},
-        {"persist_0_to_4", [](const Knobs& k) { return in(Shape(k).persist, 0, 4); }},
-        // Persistent blocks take whole tiles, K unshared.
-        {"persist_keeps_k_whole",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return s.persist == 0 || (s.splitk == 1 && s.streamk == 0);
-         }},
         {"pack_0_or_1", [](const Knobs& k) { return in(Shape(k).pack, 0, 1); }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
@@ -201,20 +176,16 @@ class F2Tma final : public Family {
                          partial_floats(s, p, split), kMaxSplitWorkspaceFloats);
     if (s.streamk > 0 && stream_k_of(s, p).per_block * s.bk > std::numeric_limits<int>::max())
       return "stream-K share of K beyond the kernel's 32-bit iteration counts";
-    if (s.persist > 0 && persistent_of(s, p).tiles_per_block * ceil_div(p.k, s.bk) >
-                             std::numeric_limits<int>::max())
-      return "persistent share of tiles beyond the kernel's 32-bit iteration counts";
     return {};
   }
 
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "SPLITK" && n != "STREAMK" && n != "PACK" && n != "PERSIST")
+      if (n != "SPLITK" && n != "STREAMK" && n != "PACK")
         out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
     out.push_back(fmt::format("-DSPLITK={}", Shape(knobs).splitk));
     out.push_back(fmt::format("-DSTREAMK={}", Shape(knobs).streamk));
-    out.push_back(fmt::format("-DPERSIST={}", Shape(knobs).persist));
     // The kernel reads A and B through TMA (in place or packed); only C keeps the problem's
     // alignment. PACK itself is the launch's business, so packed and in-place share a kernel.
     out.push_back(fmt::format("-DALIGN_C={}", p.align));
@@ -252,10 +223,6 @@ class F2Tma final : public Family {
       g.workspace_floats =
           SGEMM_TILE_COUNTERS + static_cast<std::size_t>(stream_k_partial_floats(s, sk));
     }
-    if (const Persistent pt = persistent_of(s, p); pt.grid > 0) {
-      g.grid.x = static_cast<unsigned>(pt.grid);
-      g.tiles_per_block = static_cast<int>(pt.tiles_per_block);
-    }
     if (s.pack == 1) {
       const PackedOperands packed = pack_layout(p, g.workspace_floats);
       g.pack_a = packed.a;
@@ -265,16 +232,14 @@ class F2Tma final : public Family {
     return g;
   }
 
-  Knobs knobs_added_later() const override {
-    return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}, {"PERSIST", 0}};
-  }
+  Knobs knobs_added_later() const override { return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}}; }
 
   // Each optional mechanism adds one (split-K and packing two); TMA itself is one, so F1 wins a
   // tie at equal depth.
   int complexity(const Knobs& k) const override {
     const Shape s(k);
     return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +
-           (s.streamk > 0 ? 3 : 0) + (s.pack == 1 ? 2 : 0) + (s.persist > 0 ? 1 : 0);
+           (s.streamk > 0 ? 3 : 0) + (s.pack == 1 ? 2 : 0);
   }
 };
 
