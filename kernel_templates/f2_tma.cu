@@ -59,6 +59,8 @@
 #endif
 // Problem class, from the ProblemKey. TMA needs 16-byte aligned A and B (the host copies them
 // aligned when they are not: PACK = 1); C is written in place at its own alignment class.
+// TRANS_A and TRANS_B are the layouts sgemm_main reads: with PACK = 2 the host copies K-contiguous
+// operands transposed (sgemm_pack_transposed) and compiles for the copies (TRANS_A 0, TRANS_B 1).
 #ifndef ALIGN_C
 #define ALIGN_C 4  // widest vector (floats) C and ldc allow: 4, 2 or 1
 #endif
@@ -513,5 +515,41 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_pack(PackedCopy a, Packe
     v.z = row + 2 < rows ? __ldg(s + 2) : 0.0f;
     v.w = row + 3 < rows ? __ldg(s + 3) : 0.0f;
     dst[q] = v;
+  }
+}
+
+// ---- Transposed operands (PACK = 2) ------------------------------------------------------------
+// A K-contiguous operand (rows x cols as stored, leading dimension ld) copied transposed: dst holds
+// it as cols x rows with leading dimension dst_ld, so that sgemm_main (compiled for the copy's
+// layout) reads dense X-contiguous stages. An operand not copied comes with cols = 0. Both in one
+// launch as sgemm_pack; 32 x 32 tiles through shared memory, one column of padding so that the
+// transposed reads hit 32 banks: coalesced 128-byte reads of a source column and writes of a
+// destination column.
+extern "C" __global__ void __launch_bounds__(256) sgemm_pack_transposed(PackedCopy a, PackedCopy b) {
+  __shared__ float tile[32][33];
+  const bool second = blockIdx.z != 0;
+  const float* const src = second ? b.src : a.src;
+  float* const dst = second ? b.dst : a.dst;
+  const int ld = second ? b.ld : a.ld;
+  const int dst_ld = second ? b.dst_ld : a.dst_ld;
+  const int rows = second ? b.rows : a.rows;
+  const int cols = second ? b.cols : a.cols;
+  const int tiles_r = (rows + 31) / 32;
+  const int tiles = tiles_r * ((cols + 31) / 32);
+  const int lane = static_cast<int>(threadIdx.x) % 32, row8 = static_cast<int>(threadIdx.x) / 32;
+  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+    const int r0 = t % tiles_r * 32, c0 = t / tiles_r * 32;
+#pragma unroll
+    for (int j = row8; j < 32; j += 8) {  // source column c0 + j, rows r0 + lane
+      if (r0 + lane < rows && c0 + j < cols)
+        tile[j][lane] = __ldg(src + static_cast<long long>(c0 + j) * ld + r0 + lane);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = row8; j < 32; j += 8) {  // destination column r0 + j, rows c0 + lane
+      if (r0 + j < rows && c0 + lane < cols)
+        dst[static_cast<long long>(r0 + j) * dst_ld + c0 + lane] = tile[lane][j];
+    }
+    __syncthreads();  // the tile is read before the next one overwrites it
   }
 }

@@ -1,6 +1,6 @@
 // Launching through cuLaunchKernel: arguments are passed as the one SgemmArgs block, followed by
 // the operands' tensor maps for TMA-fed kernels. Packed operands are copied into the workspace
-// first, by the module's sgemm_pack on the same stream.
+// first, by the module's sgemm_pack (or sgemm_pack_transposed) on the same stream.
 #include "jit/sgemm_kernel.hpp"
 
 #include <fmt/format.h>
@@ -14,7 +14,8 @@
 namespace sgt {
 namespace {
 
-// sgemm_pack's parameter, member for member (kernel_templates/f2_tma.cu).
+// sgemm_pack's and sgemm_pack_transposed's parameter, member for member
+// (kernel_templates/f2_tma.cu). An operand not copied has no columns: its blocks do nothing.
 struct PackedCopy {
   const float* src;
   float* dst;
@@ -22,11 +23,22 @@ struct PackedCopy {
 };
 
 PackedCopy packed_copy(const PackedOperand& packed, float* workspace, const float* src, int ld) {
+  if (!packed.used) return {src, nullptr, ld, 0, 0, 0};
   return {src, workspace + packed.offset_floats, ld, packed.ld, packed.rows, packed.cols};
 }
 
 constexpr unsigned kPackThreads = 256;
-constexpr unsigned kPackMaxBlocks = 1024;  // per operand; the loop strides over the rest
+constexpr std::size_t kPackMaxBlocks = 1024;  // per operand; the loops stride over the rest
+
+// Blocks for one operand's copy: sgemm_pack takes a float4 per thread, sgemm_pack_transposed a
+// 32 x 32 tile per block.
+unsigned pack_blocks(const PackedOperand& p) {
+  if (!p.used) return 0;
+  const std::size_t units =
+      p.transposed ? static_cast<std::size_t>((p.rows + 31) / 32) * static_cast<std::size_t>((p.cols + 31) / 32)
+                   : (p.floats / 4 + kPackThreads - 1) / kPackThreads;
+  return static_cast<unsigned>(std::clamp<std::size_t>(units, 1, kPackMaxBlocks));
+}
 
 }  // namespace
 
@@ -52,23 +64,29 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
       smem_limit_.store(needed, std::memory_order_release);
     }
   }
-  if (g.pack_a.used) {
+  if (g.pack_a.used || g.pack_b.used) {
     if (!args.workspace) throw Error(ErrorKind::internal, "packed operands but no workspace");
-    std::call_once(pack_once_, [this] { pack_ = module_.find_function("sgemm_pack"); });
-    if (!pack_)
-      throw Error(ErrorKind::internal, "packed operands but the module has no sgemm_pack");
+    const bool transposed = g.pack_a.transposed || g.pack_b.transposed;
+    const char* const name = transposed ? "sgemm_pack_transposed" : "sgemm_pack";
+    CUfunction& pack = transposed ? pack_transposed_ : pack_;
+    std::call_once(transposed ? pack_transposed_once_ : pack_once_,
+                   [this, name, &pack] { pack = module_.find_function(name); });
+    if (!pack)
+      throw Error(ErrorKind::internal, fmt::format("packed operands but the module has no {}", name));
     PackedCopy a = packed_copy(g.pack_a, args.workspace, args.a, args.lda);
     PackedCopy b = packed_copy(g.pack_b, args.workspace, args.b, args.ldb);
-    const std::size_t quads = std::max(g.pack_a.floats, g.pack_b.floats) / 4;
-    const auto blocks = static_cast<unsigned>(
-        std::min<std::size_t>((quads + kPackThreads - 1) / kPackThreads, kPackMaxBlocks));
+    const unsigned blocks = std::max({pack_blocks(g.pack_a), pack_blocks(g.pack_b), 1u});
     void* pack_params[] = {&a, &b};
-    SGT_CU_CHECK(api.cuLaunchKernel(pack_, std::max(blocks, 1u), 1, 2, kPackThreads, 1, 1, 0,
+    SGT_CU_CHECK(api.cuLaunchKernel(pack, blocks, 1, 2, kPackThreads, 1, 1, 0,
                                     reinterpret_cast<CUstream>(stream), pack_params, nullptr));
-    args.a = a.dst;
-    args.lda = a.dst_ld;
-    args.b = b.dst;
-    args.ldb = b.dst_ld;
+    if (g.pack_a.used) {
+      args.a = a.dst;
+      args.lda = a.dst_ld;
+    }
+    if (g.pack_b.used) {
+      args.b = b.dst;
+      args.ldb = b.dst_ld;
+    }
   }
   args.k_splits = g.k_splits;
   args.k_slice = g.k_slice > 0 ? g.k_slice : args.k;

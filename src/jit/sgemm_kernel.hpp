@@ -17,7 +17,7 @@ class SgemmKernel {
  public:
   explicit SgemmKernel(std::string_view cubin);
 
-  // Enqueues sgemm_pack for packed operands, sgemm_main, and sgemm_reduce for split-K with
+  // Enqueues sgemm_pack (sgemm_pack_transposed) for packed operands, sgemm_main, and sgemm_reduce for split-K with
   // has_reduce, on the stream. The caller
   // provides a workspace of geometry.workspace_floats in args.workspace, zeroed when it was
   // allocated (the kernels leave its tile counters at zero). No allocation, no synchronization.
@@ -30,8 +30,8 @@ class SgemmKernel {
   CUfunction main_ = nullptr;
   mutable CUfunction reduce_ = nullptr;
   mutable std::once_flag reduce_once_;
-  mutable CUfunction pack_ = nullptr;
-  mutable std::once_flag pack_once_;
+  mutable CUfunction pack_ = nullptr, pack_transposed_ = nullptr;
+  mutable std::once_flag pack_once_, pack_transposed_once_;
   mutable std::atomic<int> smem_limit_{48 * 1024};  // dynamic shared memory allowed so far
   mutable std::mutex smem_mutex_;
 };

@@ -40,7 +40,7 @@ struct LaunchGeometry {
   std::size_t workspace_floats = 0;  // device workspace the launch needs, in floats
   int tile_m = 0, tile_n = 0;  // C elements one block computes, rows x columns (cost model)
   TmaTile tma_a, tma_b;        // both used, or neither
-  PackedOperand pack_a, pack_b;  // both used, or neither: copies in the workspace, after the rest
+  PackedOperand pack_a, pack_b;  // copies in the workspace, after the rest (transposed: either)
 };
 
 // Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).

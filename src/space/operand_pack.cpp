@@ -22,6 +22,15 @@ PackedOperand packed(int rows, int cols, std::size_t offset) {
   return o;
 }
 
+// The transpose of a rows x cols operand: a cols x rows copy.
+PackedOperand transposed(int rows, int cols, std::size_t offset) {
+  PackedOperand o = packed(cols, rows, offset);
+  o.transposed = true;
+  o.rows = rows;
+  o.cols = cols;
+  return o;
+}
+
 }  // namespace
 
 PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats) {
@@ -36,6 +45,26 @@ PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats) {
 
 std::int64_t packed_floats(const ProblemKey& p) {
   const PackedOperands l = pack_layout(p, 0);
+  return static_cast<std::int64_t>(l.a.floats + l.b.floats);
+}
+
+PackedOperands transposed_pack_layout(const ProblemKey& p, std::size_t base_floats) {
+  PackedOperands out;
+  std::size_t next = std::max<std::size_t>(base_floats, SGEMM_TILE_COUNTERS);
+  if (p.transa == Op::T) {
+    out.a = transposed(p.k, p.m, next);
+    next = out.a.offset_floats + out.a.floats;
+  }
+  if (p.transb == Op::N) {
+    out.b = transposed(p.k, p.n, next);
+    next = out.b.offset_floats + out.b.floats;
+  }
+  out.end_floats = next;
+  return out;
+}
+
+std::int64_t transposed_packed_floats(const ProblemKey& p) {
+  const PackedOperands l = transposed_pack_layout(p, 0);
   return static_cast<std::int64_t>(l.a.floats + l.b.floats);
 }
 

@@ -2,6 +2,9 @@
 // that are multiples of 4 floats. With PACK = 1 the launch first copies A and B into the workspace
 // with their leading dimensions rounded up, and sgemm_main reads the copies. C is written in place
 // (F2's epilogue takes the problem's alignment class), so only the operands are copied.
+// With PACK = 2 the launch instead copies each K-contiguous operand of an aligned problem
+// transposed, so that sgemm_main reads both operands M- or N-contiguous (dense shared stages,
+// its fastest layout); the other operand is read in place.
 #pragma once
 
 #include <cstddef>
@@ -11,13 +14,15 @@
 
 namespace sgt {
 
-// One operand's copy in the workspace: the operand as stored (rows x cols, column-major).
+// One operand's copy in the workspace: the operand as stored (rows x cols, column-major), or
+// with `transposed` its transpose (cols x rows).
 struct PackedOperand {
   bool used = false;
+  bool transposed = false;
   std::size_t offset_floats = 0;  // from the start of the workspace; a multiple of kPackAlignFloats
-  std::size_t floats = 0;         // ld * cols
-  int rows = 0, cols = 0;
-  int ld = 0;  // rows rounded up to a multiple of 4
+  std::size_t floats = 0;         // ld * cols (transposed: ld * rows)
+  int rows = 0, cols = 0;         // of the operand as stored
+  int ld = 0;  // of the copy: rows (transposed: cols) rounded up to a multiple of 4
 };
 
 // Copies start on 256-byte boundaries (TMA needs 16 bytes; 256 matches cudaMalloc's own).
@@ -38,5 +43,11 @@ PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats);
 
 // Floats both copies take, for the size limit (without the alignment gaps).
 std::int64_t packed_floats(const ProblemKey& p);
+
+// PACK = 2: transposed copies of the K-contiguous operands (A stored k x m, B stored k x n) after
+// the first `base_floats` (and the tile counters); an operand already M- or N-contiguous is not
+// copied (used = false).
+PackedOperands transposed_pack_layout(const ProblemKey& p, std::size_t base_floats);
+std::int64_t transposed_packed_floats(const ProblemKey& p);
 
 }  // namespace sgt

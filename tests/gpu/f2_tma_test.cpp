@@ -2,7 +2,8 @@
 // and a sample at the edge shapes (not multiples of any tile, K < BK, one row, one column), all
 // four transposes, padded leading dimensions; NaN-poisoned C, beta != 0, against cuBLAS and an
 // FP64 product. In-place points run on 16-byte operands (the only ones TMA addresses); packing
-// points (PACK = 1) on the others: odd leading dimensions and pointers offset by one float.
+// points (PACK = 1) on the others: odd leading dimensions and pointers offset by one float;
+// transposing points (PACK = 2) on aligned problems with a K-contiguous operand.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -34,11 +35,12 @@ int expect_correct(const std::vector<testing::Case>& cases) {
   return ran;
 }
 
-// The default space's points that read A and B in place (packed = false) or copy them (true).
-std::vector<Knobs> default_configs(bool packed) {
+// The default space's points that read A and B in place (PACK 0), copy them aligned (1) or copy
+// the K-contiguous ones transposed (2).
+std::vector<Knobs> default_configs(int pack) {
   std::vector<Knobs> out;
   for (const Knobs& k : testing::default_space_configs(f2()))
-    if ((knob(k, "PACK") == 1) == packed) out.push_back(k);
+    if (knob(k, "PACK") == pack) out.push_back(k);
   return out;
 }
 
@@ -51,7 +53,7 @@ std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
 
 TEST(F2Tma, EveryDefaultConfigurationAtATailShapeAllTransposes) {
   SGT_SKIP_WITHOUT_GPU();
-  const std::vector<Knobs> configs = default_configs(false);
+  const std::vector<Knobs> configs = default_configs(0);
   ASSERT_FALSE(configs.empty());
   std::vector<testing::Case> cases;
   for (const Knobs& knobs : configs)
@@ -69,7 +71,7 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
            {1, 1000, 333}, {1000, 1, 333}, {129, 257, 8}, {260, 130, 31}, {1024, 512, 2048}})
     shapes.push_back(shape);
   std::vector<testing::Case> cases;
-  for (const Knobs& knobs : sample(default_configs(false), 5))
+  for (const Knobs& knobs : sample(default_configs(0), 5))
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
         for (const auto& [m, n, k] : shapes) {
@@ -80,13 +82,35 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
   RecordProperty("cases", static_cast<int>(cases.size()));
 }
 
+// Every transposing point (PACK = 2) at a tail shape in the three transposes with a K-contiguous
+// operand (NN, TN, TT), leading dimensions padded; a sample at the edge shapes (K < BK, one row,
+// one column), minimal and padded leading dimensions.
+TEST(F2Tma, TransposedOperandsEveryConfigurationTailAndEdgeShapes) {
+  SGT_SKIP_WITHOUT_GPU();
+  const std::vector<Knobs> configs = default_configs(2);
+  ASSERT_FALSE(configs.empty());
+  const std::vector<std::pair<Op, Op>> transposes = {{Op::N, Op::N}, {Op::T, Op::N}, {Op::T, Op::T}};
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs)
+    for (const auto& [ta, tb] : transposes)
+      cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 300, 260, 100, 4), 0});
+  for (const Knobs& knobs : sample(configs, 3))
+    for (const auto& [ta, tb] : transposes)
+      for (const auto& [m, n, k] : testing::edge_shapes()) {
+        cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
+        cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
+      }
+  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
+  RecordProperty("cases", static_cast<int>(cases.size()));
+}
+
 // Every packing point at a tail shape with odd leading dimensions (NN); a sample, in all four
 // transposes, at the edge shapes with leading dimensions padded by 5 (class 1), pointers offset by
 // one float and leading dimensions padded by 2 (class 2), so that C is written at each alignment
 // class.
 TEST(F2Tma, PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
-  const std::vector<Knobs> configs = default_configs(true);
+  const std::vector<Knobs> configs = default_configs(1);
   ASSERT_FALSE(configs.empty());
   std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
   shapes.push_back({1023, 1025, 1027});
@@ -98,17 +122,23 @@ TEST(F2Tma, PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned) {
 }
 
 // A small sample of the packing points for compute-sanitizer: two configurations, all four
-// transposes, tile remainders and K < BK, odd leading dimensions and a pointer offset by one float.
+// transposes, tile remainders and K < BK, odd leading dimensions and a pointer offset by one float;
+// and two transposing points at tile remainders, K < BK and one column, NN, TN and TT.
 TEST(F2Tma, PackedSanitizerSample) {
   SGT_SKIP_WITHOUT_GPU();
   std::vector<testing::Case> cases;
-  for (const Knobs& knobs : sample(default_configs(true), 2))
+  for (const Knobs& knobs : sample(default_configs(1), 2))
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T}) {
         cases.push_back({knobs, testing::make_problem(ta, tb, 33, 65, 3, 5, 1), 0});
         cases.push_back({knobs, testing::make_problem(ta, tb, 127, 129, 7, 0, 1), 1});
         cases.push_back({knobs, testing::make_problem(ta, tb, 257, 1, 129, 2, 2), 0});
       }
+  for (const Knobs& knobs : sample(default_configs(2), 2))
+    for (const auto& [ta, tb] : std::vector<std::pair<Op, Op>>{{Op::N, Op::N}, {Op::T, Op::N}, {Op::T, Op::T}}) {
+      cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 133, 65, 7, 4), 0});
+      cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 257, 1, 129), 0});
+    }
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
 }
 

@@ -96,6 +96,27 @@ TEST(CostModel, PackedOperandsAddTheirCopiesBeforeTheKernelNotPartials) {
   EXPECT_NEAR(b.time_us - a.time_us, 8.6, 0.5);
 }
 
+TEST(CostModel, TransposingAKContiguousOperandPaysOffOnlyWhereTheKernelOutweighsTheCopy) {
+  // F2 on NN: B K-contiguous in place, or copied transposed so that both operands are read
+  // M/N-contiguous (PACK = 2).
+  const DeviceLimits h200;
+  auto nn_and_transposed = [&](int n) {
+    const ProblemKey p = square(n);
+    LaunchGeometry in_place = tiled(p, 128, 128, 256, 70000);
+    in_place.tma_a.used = in_place.tma_b.used = true;
+    in_place.tma_b.k_inner = true;
+    LaunchGeometry transposed = in_place;
+    transposed.tma_b.k_inner = false;
+    transposed.pack_b = transposed_pack_layout(p, 0).b;
+    return std::pair{estimate_cost(in_place, p, h200), estimate_cost(transposed, p, h200)};
+  };
+  const auto [large_in_place, large_transposed] = nn_and_transposed(4096);
+  EXPECT_LT(large_transposed.time_us, large_in_place.time_us);
+  EXPECT_LT(large_transposed.compute_us, large_in_place.compute_us);
+  const auto [small_in_place, small_transposed] = nn_and_transposed(256);
+  EXPECT_GT(small_transposed.time_us, small_in_place.time_us);
+}
+
 TEST(CostModel, EmptyGridsHaveNoEstimate) {
   LaunchGeometry g;
   g.grid.x = 0;

@@ -84,7 +84,7 @@ TEST(F2TmaFamily, EachConstraintRejectsWhatItNames) {
   EXPECT_EQ(why(with(base(), "SPLITK", 17)), "splitk_1_to_16");
   EXPECT_EQ(why(with(base(), "STREAMK", 5)), "streamk_0_to_4");
   EXPECT_EQ(why(with(with(base(), "STREAMK", 1), "SPLITK", 2)), "streamk_or_splitk");
-  EXPECT_EQ(why(with(base(), "PACK", 2)), "pack_0_or_1");
+  EXPECT_EQ(why(with(base(), "PACK", 3)), "pack_0_to_2");
   // 8 stages x 32 x 256 x 4 bytes = 256 KB > 227 KB.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "smem_fits");
   DeviceLimits small_smem;
@@ -164,6 +164,49 @@ TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
   // Without PACK nothing is copied.
   EXPECT_FALSE(f2().geometry(base(), problem(1024, 1024, 1024)).pack_a.used);
   EXPECT_GT(f2().complexity(packed), f2().complexity(base()));
+}
+
+TEST(F2TmaFamily, TransposedPackingCopiesOnlyKContiguousOperandsAndReadsThemAsNt) {
+  const Knobs tp = with(base(), "PACK", 2);
+  // NN 300 x 200 x 100: B (stored 100 x 200) copied as 200 x 100 (ld 200); A read in place.
+  const LaunchGeometry nn = f2().geometry(tp, problem(300, 200, 100));
+  EXPECT_FALSE(nn.pack_a.used);
+  ASSERT_TRUE(nn.pack_b.used);
+  EXPECT_TRUE(nn.pack_b.transposed);
+  EXPECT_EQ(nn.pack_b.rows, 100);
+  EXPECT_EQ(nn.pack_b.cols, 200);
+  EXPECT_EQ(nn.pack_b.ld, 200);
+  EXPECT_EQ(nn.pack_b.offset_floats, static_cast<std::size_t>(SGEMM_TILE_COUNTERS));
+  EXPECT_EQ(nn.workspace_floats, SGEMM_TILE_COUNTERS + 200u * 100u);
+  // Both operands read M/N-contiguous: dense boxes, no swizzle; compiled as NT.
+  EXPECT_FALSE(nn.tma_a.k_inner);
+  EXPECT_FALSE(nn.tma_b.k_inner);
+  EXPECT_EQ(nn.tma_b.swizzle_bytes, 0u);
+  const std::vector<std::string> d = f2().defines(tp, problem(300, 200, 100));
+  EXPECT_TRUE(has_define(d, "-DTRANS_A=0") && has_define(d, "-DTRANS_B=1"));
+  // TN 301 x 203 x 99: A (stored 99 x 301) as 301 x 99 (ld 304), then B as 203 x 99 (ld 204).
+  const LaunchGeometry tn = f2().geometry(tp, problem(301, 203, 99, Op::T, Op::N));
+  ASSERT_TRUE(tn.pack_a.used && tn.pack_b.used);
+  EXPECT_EQ(tn.pack_a.ld, 304);
+  EXPECT_EQ(tn.pack_a.floats, 304u * 99u);
+  EXPECT_EQ(tn.pack_b.ld, 204);
+  EXPECT_EQ(tn.pack_b.offset_floats % kPackAlignFloats, 0u);
+  EXPECT_GE(tn.pack_b.offset_floats, tn.pack_a.offset_floats + tn.pack_a.floats);
+  // TT: only A.
+  const LaunchGeometry tt = f2().geometry(tp, problem(64, 64, 64, Op::T, Op::T));
+  EXPECT_TRUE(tt.pack_a.used);
+  EXPECT_FALSE(tt.pack_b.used);
+  // After split-K's counters and partials.
+  const LaunchGeometry split = f2().geometry(with(tp, "SPLITK", 2), problem(1024, 1024, 1024));
+  ASSERT_EQ(split.k_splits, 2);
+  EXPECT_GE(split.pack_b.offset_floats, SGEMM_TILE_COUNTERS + 2u * 64u * 128u * 128u);
+  // Refused: NT (nothing to transpose), unaligned problems (PACK = 1's), copies over the limit.
+  EXPECT_NE(f2().cannot_implement(tp, problem(64, 64, 64, Op::N, Op::T)).find("NT"),
+            std::string::npos);
+  EXPECT_NE(f2().cannot_implement(tp, problem(64, 64, 65, Op::N, Op::N, 1)), "");
+  EXPECT_NE(f2().cannot_implement(tp, problem(8, 20000, 20000)).find("limit"), std::string::npos);
+  EXPECT_EQ(f2().cannot_implement(tp, problem(4096, 4096, 4096, Op::T, Op::N)), "");
+  EXPECT_EQ(f2().complexity(tp), f2().complexity(with(base(), "PACK", 1)));
 }
 
 TEST(F2TmaFamily, PackingSharesTheKernelAndWritesCAtItsOwnAlignment) {

@@ -2,7 +2,8 @@
 // constraints that mirror the template's static_asserts and resource limits, NVRTC defines,
 // launch geometry (split-K over blockIdx.z or stream-K over a persistent grid, summed in the
 // kernel), the tensor-map boxes the launch encodes and, with PACK = 1, the aligned copies of A
-// and B it makes for operands TMA cannot address in place.
+// and B it makes for operands TMA cannot address in place; with PACK = 2, the transposed copies of
+// K-contiguous operands that let sgemm_main read both operands in its fastest layout.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -136,7 +137,7 @@ class F2Tma final : public Family {
            const Shape s(k);
            return s.streamk == 0 || s.splitk == 1;
          }},
-        {"pack_0_or_1", [](const Knobs& k) { return in(Shape(k).pack, 0, 1); }},
+        {"pack_0_to_2", [](const Knobs& k) { return in(Shape(k).pack, 0, 2); }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
         {"registers_estimate",
@@ -166,6 +167,13 @@ class F2Tma final : public Family {
     if (s.pack == 1 && packed_floats(p) > kMaxPackFloats)
       return fmt::format("packed operands of {} floats exceed the {} limit", packed_floats(p),
                          kMaxPackFloats);
+    if (s.pack == 2 && p.align != 4)
+      return "PACK = 2 transposes operands of 16-byte aligned problems; PACK = 1 copies the others";
+    if (s.pack == 2 && p.transa == Op::N && p.transb == Op::T)
+      return "no K-contiguous operand to transpose (NT is already the layout PACK = 2 makes)";
+    if (s.pack == 2 && transposed_packed_floats(p) > kMaxPackFloats)
+      return fmt::format("transposed operands of {} floats exceed the {} limit",
+                         transposed_packed_floats(p), kMaxPackFloats);
     const KSplit split = split_k(p, s.splitk, s.bk);
     // Both ways of sharing out K count arrivals on one counter per output tile.
     if ((split.k_splits > 1 || s.streamk > 0) && tile_count(s, p) > SGEMM_TILE_COUNTERS)
@@ -189,8 +197,10 @@ class F2Tma final : public Family {
     // The kernel reads A and B through TMA (in place or packed); only C keeps the problem's
     // alignment. PACK itself is the launch's business, so packed and in-place share a kernel.
     out.push_back(fmt::format("-DALIGN_C={}", p.align));
-    out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
-    out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
+    // With PACK = 2 sgemm_main reads A M-contiguous and B N-contiguous (the copies' layout).
+    const bool transposed = Shape(knobs).pack == 2;
+    out.push_back(fmt::format("-DTRANS_A={}", !transposed && p.transa == Op::T ? 1 : 0));
+    out.push_back(fmt::format("-DTRANS_B={}", transposed || p.transb == Op::T ? 1 : 0));
     return out;
   }
 
@@ -202,9 +212,10 @@ class F2Tma final : public Family {
     g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
     g.tile_m = s.bm;
     g.tile_n = s.bn;
-    // A is K-contiguous when transposed (stored k x m), B when not (stored k x n).
-    g.tma_a = tile_of(s.bm, s.bk, p.transa == Op::T);
-    g.tma_b = tile_of(s.bn, s.bk, p.transb == Op::N);
+    // A is K-contiguous when transposed (stored k x m), B when not (stored k x n); PACK = 2 reads
+    // copies of those transposed.
+    g.tma_a = tile_of(s.bm, s.bk, s.pack != 2 && p.transa == Op::T);
+    g.tma_b = tile_of(s.bn, s.bk, s.pack != 2 && p.transb == Op::N);
     const KSplit split = split_k(p, s.splitk, s.bk);
     g.k_splits = split.k_splits;
     g.k_slice = split.k_slice;
@@ -229,6 +240,12 @@ class F2Tma final : public Family {
       g.pack_b = packed.b;
       g.workspace_floats = packed.end_floats;
     }
+    if (s.pack == 2) {
+      const PackedOperands copies = transposed_pack_layout(p, g.workspace_floats);
+      g.pack_a = copies.a;
+      g.pack_b = copies.b;
+      g.workspace_floats = copies.end_floats;
+    }
     return g;
   }
 
@@ -239,7 +256,7 @@ class F2Tma final : public Family {
   int complexity(const Knobs& k) const override {
     const Shape s(k);
     return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +
-           (s.streamk > 0 ? 3 : 0) + (s.pack == 1 ? 2 : 0);
+           (s.streamk > 0 ? 3 : 0) + (s.pack > 0 ? 2 : 0);
   }
 };
 
