@@ -34,9 +34,9 @@ constexpr std::size_t kPackMaxBlocks = 1024;  // per operand; the loops stride o
 // 32 x 32 tile per block.
 unsigned pack_blocks(const PackedOperand& p) {
   if (!p.used) return 0;
-  const std::size_t units =
-      p.transposed ? static_cast<std::size_t>((p.rows + 31) / 32) * static_cast<std::size_t>((p.cols + 31) / 32)
-                   : (p.floats / 4 + kPackThreads - 1) / kPackThreads;
+  const std::size_t units = p.transposed ? static_cast<std::size_t>((p.rows + 31) / 32) *
+                                               static_cast<std::size_t>((p.cols + 31) / 32)
+                                         : (p.floats / 4 + kPackThreads - 1) / kPackThreads;
   return static_cast<unsigned>(std::clamp<std::size_t>(units, 1, kPackMaxBlocks));
 }
 
@@ -72,7 +72,8 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     std::call_once(transposed ? pack_transposed_once_ : pack_once_,
                    [this, name, &pack] { pack = module_.find_function(name); });
     if (!pack)
-      throw Error(ErrorKind::internal, fmt::format("packed operands but the module has no {}", name));
+      throw Error(ErrorKind::internal,
+                  fmt::format("packed operands but the module has no {}", name));
     PackedCopy a = packed_copy(g.pack_a, args.workspace, args.a, args.lda);
     PackedCopy b = packed_copy(g.pack_b, args.workspace, args.b, args.ldb);
     const unsigned blocks = std::max({pack_blocks(g.pack_a), pack_blocks(g.pack_b), 1u});

@@ -17,10 +17,10 @@ class SgemmKernel {
  public:
   explicit SgemmKernel(std::string_view cubin);
 
-  // Enqueues sgemm_pack (sgemm_pack_transposed) for packed operands, sgemm_main, and sgemm_reduce for split-K with
-  // has_reduce, on the stream. The caller
-  // provides a workspace of geometry.workspace_floats in args.workspace, zeroed when it was
-  // allocated (the kernels leave its tile counters at zero). No allocation, no synchronization.
+  // Enqueues sgemm_pack (sgemm_pack_transposed) for packed operands, sgemm_main, and sgemm_reduce
+  // for split-K with has_reduce, on the stream. The caller provides a workspace of
+  // geometry.workspace_floats in args.workspace, zeroed when it was allocated (the kernels leave
+  // its tile counters at zero). No allocation, no synchronization.
   void launch(const LaunchGeometry& geometry, SgemmArgs args, cudaStream_t stream) const;
 
   int attribute(CUfunction_attribute attr) const;  // of sgemm_main

@@ -44,6 +44,9 @@ std::vector<Knobs> default_configs(int pack) {
   return out;
 }
 
+// The transposes with a K-contiguous operand, which PACK = 2 copies (NT has none).
+const std::pair<Op, Op> kTransposedLayouts[] = {{Op::N, Op::N}, {Op::T, Op::N}, {Op::T, Op::T}};
+
 std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
   std::vector<Knobs> out;
   for (std::size_t i = 0; i < count && !all.empty(); ++i)
@@ -89,13 +92,12 @@ TEST(F2Tma, TransposedOperandsEveryConfigurationTailAndEdgeShapes) {
   SGT_SKIP_WITHOUT_GPU();
   const std::vector<Knobs> configs = default_configs(2);
   ASSERT_FALSE(configs.empty());
-  const std::vector<std::pair<Op, Op>> transposes = {{Op::N, Op::N}, {Op::T, Op::N}, {Op::T, Op::T}};
   std::vector<testing::Case> cases;
   for (const Knobs& knobs : configs)
-    for (const auto& [ta, tb] : transposes)
+    for (const auto& [ta, tb] : kTransposedLayouts)
       cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 300, 260, 100, 4), 0});
   for (const Knobs& knobs : sample(configs, 3))
-    for (const auto& [ta, tb] : transposes)
+    for (const auto& [ta, tb] : kTransposedLayouts)
       for (const auto& [m, n, k] : testing::edge_shapes()) {
         cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
         cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
@@ -135,7 +137,7 @@ TEST(F2Tma, PackedSanitizerSample) {
         cases.push_back({knobs, testing::make_problem(ta, tb, 257, 1, 129, 2, 2), 0});
       }
   for (const Knobs& knobs : sample(default_configs(2), 2))
-    for (const auto& [ta, tb] : std::vector<std::pair<Op, Op>>{{Op::N, Op::N}, {Op::T, Op::N}, {Op::T, Op::T}}) {
+    for (const auto& [ta, tb] : kTransposedLayouts) {
       cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 133, 65, 7, 4), 0});
       cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 257, 1, 129), 0});
     }

@@ -25,14 +25,6 @@ source tools/device/lib.sh
 visit_setup /tmp/sgemm-pack
 phase=${PHASE:-tests}
 
-# tune_into NAME SECONDS SHAPES SPACE [TUNE ARGS...]: SHAPES tuned over SPACE into a fresh
-# $res/NAME.db (timed, to $res/NAME.{json,log}); prints each problem's result line.
-tune_into() {
-  local name=$1 seconds=$2 shapes=$3 file=$4; shift 4
-  timed "$name" timeout "$seconds" sgemm-tune tune --shapes "$shapes" --db "$res/$name.db" \
-    --space "$file" --settings "$settings" --json "$@"
-  grep -E "^info: (NN|NT|TN|TT) " "$res/$name.log" | cut -c1-300
-}
 pack_tests='F2Tma.Packed*:Dispatcher.PackedAndSplitKWinnersShareTheHandleWorkspace'
 pack_dir=tools/device/f2_pack
 
@@ -62,15 +54,7 @@ if [[ $phase == tests || $phase == visit ]]; then
   mv "$out/memcheck-pack.log" "$res/"
 fi
 if [[ $phase == visit ]]; then
-  db=$work/shipped.db
-  sgemm-tune import "${BASE:-tuner_db/nvidia-h200.json}" --db "$db" > "$res/import.log" 2>&1
-  echo "import: exit $?"
-  timed retune timeout 240 sgemm-tune tune --shapes $pack_dir/retune.csv --db "$db" \
-    --space "$space" --settings "$settings" --retune --lt-algos 8 --json
-  grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
-  sgemm-tune export --db "$db" --winners-only -o "$work/nvidia-h200.json" > "$res/export.log" 2>&1
-  echo "export: exit $?"
-  cp "$db" "$work/nvidia-h200.json" "$res/"
+  retune_shipped $pack_dir/retune.csv 240
   # What the copies cost now (against cost-inplace.* of an earlier PHASE=cost: the in-place
   # kernels do not change with the copy), and the larger odd problems.
   tune_into cost-packed 100 $pack_dir/cost-packed.csv "$space/f2_tma_packed.yaml" --strategy exhaustive

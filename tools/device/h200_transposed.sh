@@ -19,15 +19,6 @@ visit_setup /tmp/sgemm-transposed
 phase=${PHASE:-explore}
 dir=tools/device/f2_transposed
 
-# tune_into NAME SECONDS SHAPES SPACE [TUNE ARGS...]: SHAPES tuned over SPACE into a fresh
-# $res/NAME.db (timed, to $res/NAME.{json,log}); prints each problem's result line.
-tune_into() {
-  local name=$1 seconds=$2 shapes=$3 file=$4; shift 4
-  timed "$name" timeout "$seconds" sgemm-tune tune --shapes "$shapes" --db "$res/$name.db" \
-    --space "$file" --settings "$settings" --json "$@"
-  grep -E "^info: (NN|NT|TN|TT) " "$res/$name.log" | cut -c1-300
-}
-
 gpu_facts
 case $phase in
   explore)
@@ -38,15 +29,7 @@ case $phase in
     tune_into in-place 120 $dir/large.csv "$space/f2_tma.yaml"
     ;;
   retune)
-    db=$work/shipped.db
-    sgemm-tune import "${BASE:-tuner_db/nvidia-h200.json}" --db "$db" > "$res/import.log" 2>&1
-    echo "import: exit $?"
-    timed retune timeout 400 sgemm-tune tune --shapes $dir/retune.csv --db "$db" \
-      --space "$space" --settings "$settings" --retune --lt-algos 8 --json
-    grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
-    sgemm-tune export --db "$db" --winners-only -o "$work/nvidia-h200.json" > "$res/export.log" 2>&1
-    echo "export: exit $?"
-    cp "$db" "$work/nvidia-h200.json" "$res/"
+    retune_shipped $dir/retune.csv 400
     [[ ${BENCH:-1} == 1 ]] && bench_public "$work/nvidia-h200.json"
     ;;
   bench)

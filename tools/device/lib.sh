@@ -62,3 +62,29 @@ bench_public() {
     --lt-algos 8 --json "$res/bench.data.json"
   cat "$res/bench.json"
 }
+
+# tune_into NAME SECONDS SHAPES SPACE [TUNE ARGS...]: SHAPES tuned over SPACE into a fresh
+# $res/NAME.db (timed, to $res/NAME.{json,log}); prints each problem's result line.
+tune_into() {
+  local name=$1 seconds=$2 shapes=$3 file=$4; shift 4
+  timed "$name" timeout "$seconds" sgemm-tune tune --shapes "$shapes" --db "$res/$name.db" \
+    --space "$file" --settings "$settings" --json "$@"
+  grep -E "^info: (NN|NT|TN|TT) " "$res/$name.log" | cut -c1-300
+}
+
+# retune_shipped SHAPES SECONDS [TUNE ARGS...]: $BASE (an exported database; default the shipped
+# one) imported into $work/shipped.db, SHAPES tuned again there with every default space
+# (--retune --lt-algos 8; to $res/retune.{json,log}), the winners exported to
+# $work/nvidia-h200.json; both copied to $res.
+retune_shipped() {
+  local shapes=$1 seconds=$2; shift 2
+  local db=$work/shipped.db
+  sgemm-tune import "${BASE:-tuner_db/nvidia-h200.json}" --db "$db" > "$res/import.log" 2>&1
+  echo "import: exit $?"
+  timed retune timeout "$seconds" sgemm-tune tune --shapes "$shapes" --db "$db" \
+    --space "$space" --settings "$settings" --retune --lt-algos 8 --json "$@"
+  grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
+  sgemm-tune export --db "$db" --winners-only -o "$work/nvidia-h200.json" > "$res/export.log" 2>&1
+  echo "export: exit $?"
+  cp "$db" "$work/nvidia-h200.json" "$res/"
+}
