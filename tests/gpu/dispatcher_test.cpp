@@ -118,26 +118,32 @@ TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
   EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
 }
 
-// One handle, one workspace: an F2 winner on packed copies and an F2 split-K winner called in
-// turn. The copies must never land on the tile counters the split-K kernel expects at zero.
+// One handle, one workspace: an F2 winner on packed copies, one on transposed copies (TN: both
+// operands) and an F2 split-K winner called in turn. The copies must never land on the tile
+// counters the split-K kernel expects at zero.
 TEST_F(Dispatcher, PackedAndSplitKWinnersShareTheHandleWorkspace) {
   const std::string path = temp_db("sgemm_dispatch_pack_");
   const Family& f2 = find_family("f2_tma");
   const Knobs tile = {{"BM", 64}, {"BN", 64}, {"BK", 16},    {"WM", 32},    {"WN", 64},
                       {"TM", 8},  {"TN", 8},  {"STAGES", 3}, {"RASTER", 1}, {"STREAMK", 0}};
-  Knobs packed = tile, split = tile;
+  Knobs packed = tile, split = tile, transposed = tile;
   packed["PACK"] = 1;
   packed["SPLITK"] = 1;
+  transposed["PACK"] = 2;
+  transposed["SPLITK"] = 1;
   split["PACK"] = 0;
   split["SPLITK"] = 2;
   const ProblemKey odd = testing::make_problem(Op::N, Op::N, 1023, 1025, 1027);
   const ProblemKey aligned = testing::make_problem(Op::N, Op::N, 512, 384, 1024);
+  const ProblemKey tn = testing::make_aligned_problem(Op::T, Op::N, 300, 260, 100);
+  ASSERT_TRUE(f2.geometry(transposed, tn).pack_a.used && f2.geometry(transposed, tn).pack_b.used);
   ASSERT_GT(f2.geometry(split, aligned).k_splits, 1);
   {
     Database db = Database::open(path, OpenMode::create);
     TuningStore store(db);
     store_winner(store, f2, odd, packed, true);
     store_winner(store, f2, aligned, split, true);
+    store_winner(store, f2, tn, transposed, false);  // JIT-compiled by the dispatcher
   }
   sgemmHandle_t h = nullptr;
   ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
@@ -145,7 +151,7 @@ TEST_F(Dispatcher, PackedAndSplitKWinnersShareTheHandleWorkspace) {
   ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
   std::uint64_t seed = 5;
   for (int round = 0; round < 2; ++round)
-    for (const ProblemKey& p : {odd, aligned}) {
+    for (const ProblemKey& p : {odd, aligned, tn}) {
       EXPECT_EQ(describe(h, p)["source"], "exact") << p.to_string();
       GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
       const CheckResult r = checker.check(dispatched_by(h, p), seed++);
