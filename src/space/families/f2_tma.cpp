@@ -195,7 +195,7 @@ class F2Tma final : public Family {
     out.push_back(fmt::format("-DSPLITK={}", Shape(knobs).splitk));
     out.push_back(fmt::format("-DSTREAMK={}", Shape(knobs).streamk));
     // The kernel reads A and B through TMA (in place or packed); only C keeps the problem's
-    // alignment. PACK itself is the launch's business, so packed and in-place share a kernel.
+    // alignment. PACK = 1 is the launch's business, so packed and in-place share a kernel.
     out.push_back(fmt::format("-DALIGN_C={}", p.align));
     // With PACK = 2 sgemm_main reads A M-contiguous and B N-contiguous (the copies' layout).
     const bool transposed = Shape(knobs).pack == 2;
