@@ -122,15 +122,23 @@ int query_rows(sqlite3* db, const char* sql, std::vector<std::string>& rows) {
               fmt::format("cannot read tuning database '{}': {} (code {})", path, detail, code));
 }
 
-// Reads the version, the object count and quick_check; the SQLite result code on failure.
+// Reads the version, the object count and quick_check; the SQLite result code on failure. In one
+// read transaction (the caller's, or its own), so all three see the same snapshot: another
+// process creating the schema between two separate reads would make a new database look like a
+// foreign one (objects, no version).
 int read_state(sqlite3* db, FileState& state, std::vector<std::string>& check) {
   std::vector<std::string> version, objects;
-  int rc = query_rows(db, "PRAGMA user_version", version);
+  const bool own_transaction = sqlite3_get_autocommit(db) != 0;
+  int rc = own_transaction ? sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) : SQLITE_OK;
+  if (rc != SQLITE_OK) return rc;
+  rc = query_rows(db, "PRAGMA user_version", version);
   if (rc == SQLITE_OK) rc = query_rows(db, "SELECT count(*) FROM sqlite_schema", objects);
   // quick_check reads every page: a truncated or overwritten file fails here, before any write.
   if (rc == SQLITE_OK) rc = query_rows(db, "PRAGMA quick_check(5)", check);
   if (rc == SQLITE_OK) state = {std::stoi(version.at(0)), std::stoi(objects.at(0))};
-  return rc;
+  if (!own_transaction) return rc;
+  const int end = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+  return rc != SQLITE_OK ? rc : end;
 }
 
 // Throws for a file that cannot be read or fails quick_check; else gives what read_state read.
