@@ -144,32 +144,5 @@ TEST(F2Tma, PackedSanitizerSample) {
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
 }
 
-// The 128-accumulator points (8x16 per thread) whose K is split or streamed, whose last block
-// sums the partial tiles next to 128 live accumulators: every one at a tail shape long in K (all
-// four transposes, so every split and stream-K segment is partial), and a sample at the edge
-// shapes with minimal and padded leading dimensions.
-TEST(F2Tma, WideTilesSplitOrStreamedEveryConfiguration) {
-  SGT_SKIP_WITHOUT_GPU();
-  std::vector<Knobs> configs;
-  for (const Knobs& k : default_configs(0))
-    if (knob(k, "TM") * knob(k, "TN") == 128 && (knob(k, "SPLITK") > 1 || knob(k, "STREAMK") > 0))
-      configs.push_back(k);
-  ASSERT_FALSE(configs.empty());
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : configs)
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        cases.push_back({knobs, testing::make_aligned_problem(ta, tb, 300, 260, 2050), 0});
-  for (const Knobs& knobs : sample(configs, 3))
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : testing::edge_shapes()) {
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
-        }
-  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
-  RecordProperty("cases", static_cast<int>(cases.size()));
-}
-
 }  // namespace
 }  // namespace sgt
