@@ -89,10 +89,16 @@ FamilySpace parse_family_space(const std::string& text, const std::string& file)
     }
     space.knobs.emplace_back(knob_name, values);
   }
+  // A knob added to the family after the file was written takes the value that configurations
+  // stored before it read as (so older space files keep their meaning); any other is required.
+  const Knobs added_later = space.family->knobs_added_later();
   for (const std::string& required : allowed) {
     const bool present = std::any_of(space.knobs.begin(), space.knobs.end(),
                                      [&](const auto& k) { return k.first == required; });
-    if (!present) fail(file, knobs, fmt::format("knob {} has no values", required));
+    if (present) continue;
+    const auto later = added_later.find(required);
+    if (later == added_later.end()) fail(file, knobs, fmt::format("knob {} has no values", required));
+    space.knobs.emplace_back(required, std::vector<int>{later->second});
   }
   return space;
 }

@@ -99,6 +99,29 @@ TEST(SearchSpace, UnknownKnobsAndBadValuesAreRejected) {
             std::string::npos);
 }
 
+// A file written before a knob existed reads it at the value stored configurations without it
+// take (Family::knobs_added_later); every other knob must be given.
+TEST(SearchSpace, KnobsAddedLaterTakeTheirStoredDefaultWhenAbsent) {
+  const std::string all_but_evict =
+      "family: f4_skinny\nknobs:\n  BS: [16]\n  TS: [16]\n  TG: [4]\n  WARPS: [8]\n  KSL: [4]\n"
+      "  BK: [32]\n  STAGES: [3]\n  SPLITK: [1]\n  OCC: [8]\n  DIRECT: [0]\n  PF: [0]\n"
+      "  REDUCE: [1]\n";
+  const FamilySpace space = parse_family_space(all_but_evict, "old.yaml");
+  const auto evict = std::find_if(space.knobs.begin(), space.knobs.end(),
+                                  [](const auto& k) { return k.first == "EVICT"; });
+  ASSERT_NE(evict, space.knobs.end());
+  EXPECT_EQ(evict->second, std::vector<int>{0});
+  const auto reduce = std::find_if(space.knobs.begin(), space.knobs.end(),
+                                   [](const auto& k) { return k.first == "REDUCE"; });
+  ASSERT_NE(reduce, space.knobs.end());
+  EXPECT_EQ(reduce->second, std::vector<int>{1});  // given in the file: kept
+  // PF was there from the start: leaving it out is still an error.
+  std::string without_pf = all_but_evict;
+  without_pf.erase(without_pf.find("  PF: [0]\n"), 10);
+  EXPECT_NE(error_of([&] { parse_family_space(without_pf, "x.yaml"); }).find("knob PF has no values"),
+            std::string::npos);
+}
+
 TEST(SearchSpace, DefaultSpacesEnumerateAndPrune) {
   const SearchSpace space = load_search_space(testing::source_path("configs/spaces"));
   // Every family has a default space, possibly over several files (f2_tma_split_k.yaml).
