@@ -70,8 +70,10 @@ int run_bench(const BenchArgs& a) {
 
   const double peak_tflops = device.sm_count * 128.0 * 2.0 * device.default_clock_khz * 1e3 / 1e12;
   const double copy_tbps = measure_copy_tbps(stream.get());
-  spdlog::info("{}: FP32 peak {:.1f} TFLOP/s at {} MHz, device copy {:.2f} TB/s", device.name,
-               peak_tflops, device.default_clock_khz / 1000, copy_tbps);
+  // The unit is named: the same configuration's lead over cuBLAS differs between units of one
+  // model by a few percent (tools/bench/results/2026-12-03-f2-raster/).
+  spdlog::info("{} ({}): FP32 peak {:.1f} TFLOP/s at {} MHz, device copy {:.2f} TB/s", device.name,
+               device.uuid, peak_tflops, device.default_clock_khz / 1000, copy_tbps);
 
   std::unique_ptr<CublasLtGemm> lt;
   if (a.lt_algos > 0) lt = std::make_unique<CublasLtGemm>();
@@ -108,7 +110,8 @@ int run_bench(const BenchArgs& a) {
                 lt_ratios.size());
   sgemmDestroy(handle);
   if (!a.json.empty()) {
-    const nlohmann::json doc = {{"device", device.name}, {"arch", device.arch()}, {"sm_count", device.sm_count},
+    const nlohmann::json doc = {{"device", device.name}, {"uuid", device.uuid}, {"arch", device.arch()},
+                                {"sm_count", device.sm_count},
                                 {"peak_tflops", peak_tflops}, {"copy_tbps", copy_tbps},
                                 {"database", a.db}, {"shapes", a.shapes}, {"seed", a.seed},
                                 {"clock_policy", timer.clock_policy()}, {"geomean_ratio", geomean},
