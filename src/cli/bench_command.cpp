@@ -110,14 +110,21 @@ int run_bench(const BenchArgs& a) {
                 lt_ratios.size());
   sgemmDestroy(handle);
   if (!a.json.empty()) {
-    const nlohmann::json doc = {{"device", device.name}, {"uuid", device.uuid}, {"arch", device.arch()},
-                                {"sm_count", device.sm_count},
-                                {"peak_tflops", peak_tflops}, {"copy_tbps", copy_tbps},
-                                {"database", a.db}, {"shapes", a.shapes}, {"seed", a.seed},
-                                {"clock_policy", timer.clock_policy()}, {"geomean_ratio", geomean},
-                                {"lt_algos", a.lt_algos},
-                                {"geomean_lt_ratio", lt ? nlohmann::json(lt_geomean) : nlohmann::json()},
-                                {"problems", rows}};
+    const nlohmann::json doc = {
+        {"device", device.name},
+        {"uuid", device.uuid},
+        {"arch", device.arch()},
+        {"sm_count", device.sm_count},
+        {"peak_tflops", peak_tflops},
+        {"copy_tbps", copy_tbps},
+        {"database", a.db},
+        {"shapes", a.shapes},
+        {"seed", a.seed},
+        {"clock_policy", timer.clock_policy()},
+        {"geomean_ratio", geomean},
+        {"lt_algos", a.lt_algos},
+        {"geomean_lt_ratio", lt ? nlohmann::json(lt_geomean) : nlohmann::json()},
+        {"problems", rows}};
     std::ofstream(a.json) << doc.dump(2) << "\n";
   }
   return kExitOk;
