@@ -11,7 +11,6 @@ visit_setup /tmp/sgemm-prefetch
 dir=tools/device/f4_prefetch
 
 gpu_facts
-nvidia-smi --query-gpu=uuid --format=csv,noheader | tee -a "$res/gpu.txt"
 tune_into ring-n16 200 $dir/n16.csv $dir/ring_n16.yaml --strategy exhaustive
 tune_into ring-64 150 $dir/s64.csv $dir/ring_64.yaml --strategy exhaustive
 tune_into direct 100 $dir/gemv.csv $dir/direct.yaml --strategy exhaustive
