@@ -17,8 +17,11 @@
 #include "db/database.hpp"
 #include "db/records.hpp"
 #include "db/tuning_store.hpp"
+#include "support/problem_and_knobs.hpp"
 
 namespace {
+
+using sgt::testing::problem;
 
 namespace fs = std::filesystem;
 using namespace sgt;
@@ -30,10 +33,6 @@ const GpuRecord h200_other_unit{"NVIDIA H200", "GPU-2222", "sm_90", 132, 6291456
 const GpuRecord a100{"NVIDIA A100-SXM4-80GB", "GPU-3333", "sm_80", 108, 41943040, 1410};
 const SoftwareRecord cuda13{"580.65", "13.0", "13.0.48", "13.1.0.3"};
 const SoftwareRecord cuda12{"550.54", "12.4", "12.4.99", "12.4.5.8"};
-
-ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
-  return with_minimal_leading_dimensions({ta, tb, m, n, k, 0, 0, 0, align});
-}
 
 TimingRecord timing(double median) {
   return {median, median * 0.98, median * 1.01, median * 0.02, 50, 2, 1980.0};

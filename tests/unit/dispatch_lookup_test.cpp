@@ -9,21 +9,12 @@
 // libsgemm_dispatch exports only the C API, so the pure parts are compiled into this test.
 #include "dispatch/lookup.cpp"
 #include "dispatch/miss_log.cpp"
+#include "support/problem_and_knobs.hpp"
 
 namespace sgt {
 namespace {
 
-ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
-  ProblemKey p;
-  p.transa = ta;
-  p.transb = tb;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.align = align;
-  p = with_minimal_leading_dimensions(p);
-  return p;
-}
+using testing::problem;
 
 Neighbour tuned(const ProblemKey& p, double time_us, double cublas_us) {
   return {p, true, time_us, cublas_us};

@@ -8,9 +8,13 @@
 #include "config/search_space.hpp"
 #include "sgemm_args.h"
 #include "space/family.hpp"
+#include "support/problem_and_knobs.hpp"
 
 namespace sgt {
 namespace {
+
+using testing::problem;
+using testing::with;
 
 const Family& f1() { return find_family("f1_simt"); }
 
@@ -19,22 +23,6 @@ Knobs base() {
   return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32}, {"WN", 64},
           {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4}, {"REGDB", 1},
           {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}};
-}
-
-Knobs with(Knobs k, const std::string& name, int value) {
-  k[name] = value;
-  return k;
-}
-
-ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
-  ProblemKey p;
-  p.transa = ta;
-  p.transb = tb;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.align = align;
-  return with_minimal_leading_dimensions(p);
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -181,7 +169,7 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
       for (int bk : {8, 16, 32}) {
         Knobs kn = with(with(base(), "SPLITK", splitk), "BK", bk);
         const LaunchGeometry s = f1().geometry(kn, problem(64, 64, k));
-        SCOPED_TRACE(testing::Message() << "splitk=" << splitk << " k=" << k << " bk=" << bk);
+        SCOPED_TRACE(::testing::Message() << "splitk=" << splitk << " k=" << k << " bk=" << bk);
         if (s.k_splits == 1) {
           EXPECT_FALSE(s.has_reduce);
           EXPECT_EQ(s.workspace_floats, 0u);

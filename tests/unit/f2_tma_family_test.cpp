@@ -11,9 +11,14 @@
 #include "cuda/tensor_map.hpp"
 #include "sgemm_args.h"
 #include "space/family.hpp"
+#include "support/problem_and_knobs.hpp"
 
 namespace sgt {
 namespace {
+
+using testing::problem;
+using testing::with;
+using testing::contains;
 
 const Family& f2() { return find_family("f2_tma"); }
 
@@ -21,26 +26,6 @@ const Family& f2() { return find_family("f2_tma"); }
 Knobs base() {
   return {{"BM", 128}, {"BN", 128},   {"BK", 32},    {"WM", 32},    {"WN", 64},     {"TM", 8},
           {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}};
-}
-
-Knobs with(Knobs k, const std::string& name, int value) {
-  k[name] = value;
-  return k;
-}
-
-ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
-  ProblemKey p;
-  p.transa = ta;
-  p.transb = tb;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.align = align;
-  return with_minimal_leading_dimensions(p);
-}
-
-bool has_define(const std::vector<std::string>& defines, const std::string& d) {
-  return std::find(defines.begin(), defines.end(), d) != defines.end();
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -183,7 +168,7 @@ TEST(F2TmaFamily, TransposedPackingCopiesOnlyKContiguousOperandsAndReadsThemAsNt
   EXPECT_FALSE(nn.tma_b.k_inner);
   EXPECT_EQ(nn.tma_b.swizzle_bytes, 0u);
   const std::vector<std::string> d = f2().defines(tp, problem(300, 200, 100));
-  EXPECT_TRUE(has_define(d, "-DTRANS_A=0") && has_define(d, "-DTRANS_B=1"));
+  EXPECT_TRUE(contains(d, "-DTRANS_A=0") && contains(d, "-DTRANS_B=1"));
   // TN 301 x 203 x 99: A (stored 99 x 301) as 301 x 99 (ld 304), then B as 203 x 99 (ld 204).
   const LaunchGeometry tn = f2().geometry(tp, problem(301, 203, 99, Op::T, Op::N));
   ASSERT_TRUE(tn.pack_a.used && tn.pack_b.used);
@@ -212,10 +197,10 @@ TEST(F2TmaFamily, TransposedPackingCopiesOnlyKContiguousOperandsAndReadsThemAsNt
 TEST(F2TmaFamily, PackingSharesTheKernelAndWritesCAtItsOwnAlignment) {
   const ProblemKey odd = problem(1023, 1025, 1027, Op::N, Op::N, 1);
   const auto d = f2().defines(with(base(), "PACK", 1), odd);
-  EXPECT_TRUE(has_define(d, "-DALIGN_C=1"));
+  EXPECT_TRUE(contains(d, "-DALIGN_C=1"));
   EXPECT_TRUE(std::none_of(d.begin(), d.end(),
                            [](const std::string& s) { return s.rfind("-DPACK", 0) == 0; }));
-  EXPECT_TRUE(has_define(f2().defines(base(), problem(1024, 1024, 1024)), "-DALIGN_C=4"));
+  EXPECT_TRUE(contains(f2().defines(base(), problem(1024, 1024, 1024)), "-DALIGN_C=4"));
 }
 
 TEST(F2TmaFamily, DefinesCarryEveryKnobAndTheTransposes) {
@@ -286,7 +271,7 @@ TEST(F2TmaFamily, SplitKCutsKIntoBkMultiplesOverBlockIdxZ) {
   EXPECT_EQ(one.k_splits, 1);
   EXPECT_EQ(one.grid.z, 1u);
   EXPECT_EQ(one.workspace_floats, 0u);
-  EXPECT_TRUE(has_define(f2().defines(with(base(), "SPLITK", 4), problem(64, 64, 64)), "-DSPLITK=4"));
+  EXPECT_TRUE(contains(f2().defines(with(base(), "SPLITK", 4), problem(64, 64, 64)), "-DSPLITK=4"));
 }
 
 TEST(F2TmaFamily, StreamKSharesOutEveryTilesKIterationsOverAPersistentGrid) {
@@ -307,7 +292,7 @@ TEST(F2TmaFamily, StreamKSharesOutEveryTilesKIterationsOverAPersistentGrid) {
   const LaunchGeometry few = f2().geometry(sk, problem(100, 100, 64));
   EXPECT_EQ(few.grid.x, 2u);
   EXPECT_EQ(few.k_slice, 32);
-  EXPECT_TRUE(has_define(f2().defines(sk, problem(64, 64, 64)), "-DSTREAMK=1"));
+  EXPECT_TRUE(contains(f2().defines(sk, problem(64, 64, 64)), "-DSTREAMK=1"));
   EXPECT_EQ(f2().cannot_implement(sk, problem(1000, 1300, 700)), "");
   EXPECT_NE(f2().cannot_implement(sk, problem(129 * 128, 129 * 128, 64)).find("tile counters"),
             std::string::npos);
@@ -331,8 +316,8 @@ TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   old.erase("SPLITK");
   old.erase("STREAMK");
   old.erase("PACK");
-  EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
-  EXPECT_TRUE(has_define(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
+  EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
+  EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
   EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096)).k_splits, 1);
   EXPECT_FALSE(f2().geometry(old, problem(4096, 128, 4096)).pack_a.used);
   EXPECT_EQ(with_knobs_added_later(f2(), old), base());  // what a warm start compares

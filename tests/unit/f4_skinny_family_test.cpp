@@ -10,9 +10,14 @@
 #include "config/search_space.hpp"
 #include "sgemm_args.h"
 #include "space/family.hpp"
+#include "support/problem_and_knobs.hpp"
 
 namespace sgt {
 namespace {
+
+using testing::problem;
+using testing::with;
+using testing::contains;
 
 const Family& f4() { return find_family("f4_skinny"); }
 
@@ -22,28 +27,8 @@ Knobs base() {
           {"STAGES", 4}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
 }
 
-Knobs with(Knobs k, const std::string& name, int value) {
-  k[name] = value;
-  return k;
-}
-
-ProblemKey problem(int m, int n, int k, Op ta = Op::N, Op tb = Op::N, int align = 4) {
-  ProblemKey p;
-  p.transa = ta;
-  p.transb = tb;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.align = align;
-  return with_minimal_leading_dimensions(p);
-}
-
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
   return failed_constraint(f4(), k, lim);
-}
-
-bool has(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
 }
 
 // Knob sets of the default space (configs/spaces/f4_skinny.yaml) that pass every constraint.
@@ -61,7 +46,7 @@ TEST(F4SkinnyFamily, IsRegisteredUnderItsTemplateName) {
   EXPECT_NE(std::find(all.begin(), all.end(), &f4()), all.end());
   const auto names = f4().knob_names();
   EXPECT_EQ(names.size(), base().size());
-  for (const auto& [name, value] : base()) EXPECT_TRUE(has(names, name)) << name;
+  for (const auto& [name, value] : base()) EXPECT_TRUE(contains(names, name)) << name;
 }
 
 TEST(F4SkinnyFamily, TemplateDefaultsAreValid) { EXPECT_EQ(why(base()), ""); }
@@ -184,13 +169,13 @@ TEST(F4SkinnyFamily, EverySmallDimensionUpTo64IsClaimedByTheDefaultSpace) {
 TEST(F4SkinnyFamily, DefinesCarryKnobsAndProblemClass) {
   const auto d = f4().defines(base(), problem(4096, 16, 4096, Op::T, Op::N, 2));
   for (const auto& [name, value] : base())
-    EXPECT_TRUE(has(d, "-D" + name + "=" + std::to_string(value))) << name;
-  EXPECT_TRUE(has(d, "-DTRANS_A=1"));
-  EXPECT_TRUE(has(d, "-DTRANS_B=0"));
-  EXPECT_TRUE(has(d, "-DALIGN=2"));
-  EXPECT_TRUE(has(d, "-DSMALL_M=0"));
-  EXPECT_TRUE(has(f4().defines(base(), problem(16, 4096, 4096)), "-DSMALL_M=1"));
-  EXPECT_TRUE(has(f4().defines(base(), problem(16, 16, 4096)), "-DSMALL_M=0"));  // ties: N
+    EXPECT_TRUE(contains(d, "-D" + name + "=" + std::to_string(value))) << name;
+  EXPECT_TRUE(contains(d, "-DTRANS_A=1"));
+  EXPECT_TRUE(contains(d, "-DTRANS_B=0"));
+  EXPECT_TRUE(contains(d, "-DALIGN=2"));
+  EXPECT_TRUE(contains(d, "-DSMALL_M=0"));
+  EXPECT_TRUE(contains(f4().defines(base(), problem(16, 4096, 4096)), "-DSMALL_M=1"));
+  EXPECT_TRUE(contains(f4().defines(base(), problem(16, 16, 4096)), "-DSMALL_M=0"));  // ties: N
   EXPECT_EQ(d.size(), base().size() + 4);
 }
 
@@ -367,7 +352,7 @@ TEST(F4SkinnyFamily, InKernelReduceIsOneLaunchOverTheSameSplits) {
   EXPECT_EQ(one.smem_bytes, two.smem_bytes);
   // The same partial sums after the same counters (16 tiles use 16 of them).
   EXPECT_EQ(one.workspace_floats, SGEMM_TILE_COUNTERS + std::size_t{8} * 4096 * 16);
-  EXPECT_TRUE(has(f4().defines(fused, p), "-DREDUCE=1"));
+  EXPECT_TRUE(contains(f4().defines(fused, p), "-DREDUCE=1"));
   // DIRECT = 1 splits K by itself: REDUCE = 1 applies there with SPLITK = 0 too.
   const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},  {"DIRECT", 1},
@@ -417,8 +402,8 @@ TEST(F4SkinnyFamily, EvictFirstIsADefineOverTheSameLaunch) {
   EXPECT_EQ(why(evict), "");
   EXPECT_EQ(why(with(base(), "EVICT", 2)), "evict_is_0_or_1");
   const ProblemKey p = problem(4096, 16, 4096);
-  EXPECT_TRUE(has(f4().defines(evict, p), "-DEVICT=1"));
-  EXPECT_TRUE(has(f4().defines(base(), p), "-DEVICT=0"));
+  EXPECT_TRUE(contains(f4().defines(evict, p), "-DEVICT=1"));
+  EXPECT_TRUE(contains(f4().defines(base(), p), "-DEVICT=0"));
   const LaunchGeometry plain = f4().geometry(base(), p), hinted = f4().geometry(evict, p);
   EXPECT_EQ(hinted.grid.x, plain.grid.x);
   EXPECT_EQ(hinted.grid.z, plain.grid.z);
