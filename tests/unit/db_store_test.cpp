@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
-#include "support/temp_dir.hpp"
 #include "common/error.hpp"
 #include "db/database.hpp"
 #include "db/records.hpp"
 #include "db/tuning_store.hpp"
 #include "support/problem_and_knobs.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 

@@ -16,9 +16,9 @@
 namespace sgt {
 namespace {
 
+using testing::contains;
 using testing::problem;
 using testing::with;
-using testing::contains;
 
 const Family& f2() { return find_family("f2_tma"); }
 

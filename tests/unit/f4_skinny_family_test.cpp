@@ -15,9 +15,9 @@
 namespace sgt {
 namespace {
 
+using testing::contains;
 using testing::problem;
 using testing::with;
-using testing::contains;
 
 const Family& f4() { return find_family("f4_skinny"); }
 
