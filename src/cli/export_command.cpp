@@ -46,8 +46,10 @@ int rebuild_cubins(TuningStore& store) {
     if (w.family == kCublasFamily || w.family == kCublasLtFamily || !w.cubin.empty()) continue;
     const Family& family = find_family(w.family);
     if (template_hash(family.name() + ".cu") != w.template_hash) {
-      spdlog::warn("{}: template changed since tuning; the dispatcher will compile it on first use",
-                   w.problem.to_string());
+      spdlog::warn(
+          "{}: template changed since tuning; the dispatcher serves it with cuBLAS until it is "
+          "tuned again",
+          w.problem.to_string());
       continue;
     }
     const CompileResult r = compile_template(family.name() + ".cu",

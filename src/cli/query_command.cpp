@@ -1,15 +1,17 @@
 // `sgemm-tune query M N K` and `sgemm-tune list`: what the database holds, without a GPU when
 // the architecture is given.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
+#include "jit/templates.hpp"
+#include "space/family.hpp"
 
 namespace sgt::cli {
 namespace {
@@ -26,14 +28,40 @@ std::string local_arch_or_throw() {
   return query_device(0).arch();
 }
 
+// False for a kernel winner tuned with another version of its family's template (or a family
+// this build lacks): the dispatcher serves such a problem with cuBLAS.
+bool tuned_with_this_template(const WinnerRecord& w) {
+  if (w.family == kCublasFamily || w.family == kCublasLtFamily) return true;
+  try {
+    return template_hash(find_family(w.family).name() + ".cu") == w.template_hash;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 nlohmann::json winner_json(const WinnerRecord& w) {
-  return {{"problem", w.problem.to_string()}, {"transa", std::string(1, op_char(w.problem.transa))},
-          {"transb", std::string(1, op_char(w.problem.transb))}, {"m", w.problem.m}, {"n", w.problem.n},
-          {"k", w.problem.k}, {"lda", w.problem.lda}, {"ldb", w.problem.ldb}, {"ldc", w.problem.ldc},
-          {"align", w.problem.align}, {"gpu", w.gpu.name}, {"arch", w.gpu.arch}, {"family", w.family},
-          {"config", w.config}, {"time_us", w.time_us}, {"cublas_us", w.cublas_us},
-          {"speedup", w.time_us > 0 ? w.cublas_us / w.time_us : 0.0}, {"tie_band", w.tie_band},
-          {"template_hash", w.template_hash}, {"has_cubin", !w.cubin.empty()}, {"updated_at", w.updated_at}};
+  return {{"problem", w.problem.to_string()},
+          {"transa", std::string(1, op_char(w.problem.transa))},
+          {"transb", std::string(1, op_char(w.problem.transb))},
+          {"m", w.problem.m},
+          {"n", w.problem.n},
+          {"k", w.problem.k},
+          {"lda", w.problem.lda},
+          {"ldb", w.problem.ldb},
+          {"ldc", w.problem.ldc},
+          {"align", w.problem.align},
+          {"gpu", w.gpu.name},
+          {"arch", w.gpu.arch},
+          {"family", w.family},
+          {"config", w.config},
+          {"time_us", w.time_us},
+          {"cublas_us", w.cublas_us},
+          {"speedup", w.time_us > 0 ? w.cublas_us / w.time_us : 0.0},
+          {"tie_band", w.tie_band},
+          {"template_hash", w.template_hash},
+          {"template_current", tuned_with_this_template(w)},
+          {"has_cubin", !w.cubin.empty()},
+          {"updated_at", w.updated_at}};
 }
 
 int run_query(const QueryArgs& a) {
@@ -54,9 +82,13 @@ int run_query(const QueryArgs& a) {
     std::printf("%s on %s: not tuned (the dispatcher uses cuBLAS)\n", key.to_string().c_str(), arch.c_str());
   } else {
     for (const WinnerRecord& w : matches)
-      std::printf("%s on %s (%s): %s %s  %.2f us, cuBLAS %.2f us, %.2fx\n", key.to_string().c_str(),
-                  w.gpu.name.c_str(), arch.c_str(), w.family.c_str(), w.config.c_str(), w.time_us,
-                  w.cublas_us, w.time_us > 0 ? w.cublas_us / w.time_us : 0.0);
+      std::printf("%s on %s (%s): %s %s  %.2f us, cuBLAS %.2f us, %.2fx%s\n",
+                  key.to_string().c_str(), w.gpu.name.c_str(), arch.c_str(), w.family.c_str(),
+                  w.config.c_str(), w.time_us, w.cublas_us,
+                  w.time_us > 0 ? w.cublas_us / w.time_us : 0.0,
+                  tuned_with_this_template(w) ? ""
+                                              : "  (tuned with another template version: the "
+                                                "dispatcher uses cuBLAS until it is tuned again)");
   }
   return matches.empty() ? kExitError : kExitOk;
 }

@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "jit/templates.hpp"
 
 namespace sgt {
 
@@ -213,6 +214,16 @@ const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why
     return nullptr;
   }
   try {
+    // Only the kernel that was measured runs: a winner tuned with another version of its template
+    // (or of the headers and launch code that go with it) goes to cuBLAS until it is tuned again.
+    // Its stored cubin does not help, since its parameters follow the old template.
+    if (const std::string now = template_hash(entry.family->name() + ".cu");
+        entry.record.template_hash != now) {
+      why = unbuildable_[&entry] = fmt::format(
+          "tuned with another version of {}.cu (template {}, this build {}); tune it again",
+          entry.family->name(), entry.record.template_hash.substr(0, 12), now.substr(0, 12));
+      return nullptr;
+    }
     std::string cubin(entry.record.cubin.begin(), entry.record.cubin.end());
     if (cubin.empty() || entry.record.cubin_arch != arch_) {
       CompileResult r = compile_template(entry.family->name() + ".cu",

@@ -115,7 +115,8 @@ class DeviceState {
  private:
   const Route& resolve(const ProblemKey& key);
   void fill(Route& r);
-  // The loaded kernel of an entry (stored cubin, else JIT for this arch); null when unbuildable.
+  // The loaded kernel of an entry (stored cubin, else JIT for this arch); null when unbuildable
+  // or tuned with another version of the family's template.
   const SgemmKernel* kernel(const TunedEntry& entry, std::string& why);
   // The checked plan of a "cublaslt" entry's algorithm; null when this cuBLAS cannot run it.
   const CublasLtPlan* lt_plan(const TunedEntry& entry, std::string& why);

@@ -118,6 +118,39 @@ TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
   EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
 }
 
+// Winners tuned with another version of their template go to cuBLAS, with a stored cubin (its
+// parameters follow the old template) or without (JIT would build a kernel nobody measured).
+TEST_F(Dispatcher, WinnersOfAnotherTemplateVersionGoToCublas) {
+  const std::string path = temp_db("sgemm_dispatch_stale_");
+  const ProblemKey with_cubin = testing::make_problem(Op::N, Op::N, 1000, 1300, 700);
+  const ProblemKey without_cubin = testing::make_problem(Op::T, Op::N, 257, 511, 129);
+  {
+    Database db = Database::open(path, OpenMode::create);
+    TuningStore store(db);
+    store_winner(store, find_family("f1_simt"), with_cubin, true);
+    store_winner(store, find_family("f1_simt"), without_cubin, false);
+    for (WinnerRecord w : store.winners()) {
+      w.template_hash = "0123456789abcdef";
+      store.set_winner(w);
+    }
+  }
+  sgemmHandle_t h = nullptr;
+  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  auto& env = testing::gpu_env();
+  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
+  for (const ProblemKey& p : {with_cubin, without_cubin}) {
+    const nlohmann::json j = describe(h, p);
+    EXPECT_EQ(j["source"], "cublas") << j.dump();
+    EXPECT_NE(j["reason"].get<std::string>().find("another version of f1_simt.cu"),
+              std::string::npos)
+        << j.dump();
+    GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
+    const CheckResult r = checker.check(dispatched_by(h, p), 11);
+    EXPECT_TRUE(r.passed) << p.to_string() << ": " << r.message;
+  }
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+}
+
 // One handle, one workspace: an F2 winner on packed copies, one on transposed copies (TN: both
 // operands) and an F2 split-K winner called in turn. The copies must never land on the tile
 // counters the split-K kernel expects at zero.

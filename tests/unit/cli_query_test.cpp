@@ -25,6 +25,22 @@ TEST_F(CliQuery, QueryFindsTheTunedWinnerWithoutAGpu) {
   EXPECT_EQ(parsed[0]["m"], 2048);
 }
 
+// The small database's f1_simt winner carries a made-up template hash; its cuBLAS winner has none.
+TEST_F(CliQuery, QuerySaysWhenAWinnerWasTunedWithAnotherTemplate) {
+  const CliResult text = run("query 2048 2048 2048 --arch sm_90 --db '" + db + "'");
+  EXPECT_NE(text.out.find("tuned with another template version"), std::string::npos) << text.out;
+  const auto stale =
+      nlohmann::json::parse(run("query 2048 2048 2048 --arch sm_90 --json --db '" + db + "'").out);
+  EXPECT_EQ(stale[0]["template_current"], false);
+  const auto cublas =
+      nlohmann::json::parse(run("query 1024 1024 1024 --arch sm_90 --json --db '" + db + "'").out);
+  ASSERT_EQ(cublas.size(), 1u);
+  EXPECT_EQ(cublas[0]["family"], "cublas");
+  EXPECT_EQ(cublas[0]["template_current"], true);
+  EXPECT_EQ(run("query 1024 1024 1024 --arch sm_90 --db '" + db + "'").out.find("template"),
+            std::string::npos);
+}
+
 TEST_F(CliQuery, QueryOfAnUntunedProblemSaysCublasAndFails) {
   const CliResult r = run("query 100 100 100 --arch sm_90 --db '" + db + "'");
   EXPECT_EQ(r.rc, 1);
