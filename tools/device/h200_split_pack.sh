@@ -4,7 +4,10 @@
 # same interleaved rounds, into fresh databases; with the dispatcher's GPU tests first.
 # PHASE=explore (default): the tests and both shape lists. PHASE=profile: Nsight Compute on
 # 4096x128x4096, cuBLAS and the best transposed-copy point (f2_split_pack/profile.sh).
-# Output: $OUT/split-pack.tar.gz. Never touches clocks or GPU settings. Binaries: NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
+# PHASE=sustained: the shipped database's routes and cuBLAS run back to back on the problems of
+# f2_split_pack/sustained.csv with NVML sampled (sustained_load). PHASE may list several.
+# Output: $OUT/split-pack.tar.gz. Never touches clocks or GPU settings. Binaries:
+# NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source tools/device/lib.sh
@@ -12,7 +15,8 @@ visit_setup /tmp/sgemm-split-pack
 dir=tools/device/f2_split_pack
 
 gpu_facts
-case "${PHASE:-explore}" in
+for phase in ${PHASE:-explore}; do
+case "$phase" in
   explore)
     gpu_tests gpu-tests-dispatcher 'Dispatcher.*' 150
     tune_into long 260 $dir/long.csv $dir/space.yaml --strategy exhaustive
@@ -21,6 +25,13 @@ case "${PHASE:-explore}" in
   profile)
     source $dir/profile.sh
     ;;
+  sustained)
+    sgemm-tune import tuner_db/nvidia-h200.json --db "$work/sustained.db" > "$res/import-sustained.log" 2>&1
+    timeout 240 sustained_load --db "$work/sustained.db" --shapes $dir/sustained.csv --seconds 3 \
+      --phases 2 --json "$res/sustained.json" > "$res/sustained.txt" 2> "$res/sustained.log"
+    echo "sustained: exit $?"; cat "$res/sustained.txt"; tail -3 "$res/sustained.log"
+    ;;
 esac
+done
 tar -C "$res" -czf "$out/split-pack.tar.gz" .
 ls -la "$out"

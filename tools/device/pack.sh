@@ -15,6 +15,9 @@ for t in unit_tests nvrtc_tests gpu_tests; do
   [[ -x "$build/tests/$t" ]] && cp "$build/tests/$t" .device-dist/tests/
 done
 cp "$build"/tests/*.so .device-dist/tests/ 2>/dev/null || true
+for b in dispatch_overhead sustained_load; do
+  [[ -x "$build/tools/bench/$b" ]] && cp "$build/tools/bench/$b" .device-dist/bin/
+done
 # A build with MPI needs Open MPI's libraries to load (MPI itself starts only under mpirun).
 ldd "$build/src/sgemm-tune" | awk '/libmpi|libopen-rte|libopen-pal|libhwloc|libevent/ {print $3}' |
   xargs -r cp -L -t .device-dist/lib/
