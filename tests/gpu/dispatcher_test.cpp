@@ -57,6 +57,22 @@ void store_winner(TuningStore& store, const Family& family, const ProblemKey& pr
   ADD_FAILURE() << family.name() << " cannot implement " << problem.to_string();
 }
 
+// f1_simt winners of two problems in a new database at `path`: the first with its cubin, the
+// second for the dispatcher to JIT. A non-empty `stale_hash` replaces the build's, as if both
+// were tuned with another version of the template.
+void store_f1_winners(const std::string& path, const ProblemKey& with_cubin,
+                      const ProblemKey& for_jit, const std::string& stale_hash = {}) {
+  Database db = Database::open(path, OpenMode::create);
+  TuningStore store(db);
+  store_winner(store, find_family("f1_simt"), with_cubin, true);
+  store_winner(store, find_family("f1_simt"), for_jit, false);
+  if (stale_hash.empty()) return;
+  for (WinnerRecord w : store.winners()) {
+    w.template_hash = stale_hash;
+    store.set_winner(w);
+  }
+}
+
 double relative_difference(const float* x, const float* y, const ProblemKey& p) {
   auto& env = testing::gpu_env();
   const DiffNorms d = env.utility.diff(env.stream.get(), x, p.ldc, y, p.ldc, p.m, p.n);
@@ -65,6 +81,18 @@ double relative_difference(const float* x, const float* y, const ProblemKey& p) 
 }
 
 sgemmOperation_t op_of(Op o) { return o == Op::N ? SGEMM_OP_N : SGEMM_OP_T; }
+
+// A handle on the database at `path`, calling on the GPU environment's stream; null on failure.
+sgemmHandle_t open_on_test_stream(const std::string& path) {
+  sgemmHandle_t h = nullptr;
+  EXPECT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  if (h && sgemmSetStream(h, testing::gpu_env().stream.get()) != SGEMM_STATUS_SUCCESS) {
+    ADD_FAILURE() << "sgemmSetStream";
+    sgemmDestroy(h);
+    return nullptr;
+  }
+  return h;
+}
 
 // sgemmDescribe of the problem, parsed.
 nlohmann::json describe(sgemmHandle_t h, const ProblemKey& p) {
@@ -94,16 +122,10 @@ TEST_F(Dispatcher, TunedAndUntunedProblemsMatchCublas) {
   const ProblemKey tuned_cubin = testing::make_problem(Op::N, Op::N, 1000, 1300, 700);
   const ProblemKey tuned_jit = testing::make_problem(Op::T, Op::N, 257, 511, 129);
   const ProblemKey untuned = testing::make_problem(Op::N, Op::T, 300, 200, 100);
-  {
-    Database db = Database::open(path, OpenMode::create);
-    TuningStore store(db);
-    store_winner(store, find_family("f1_simt"), tuned_cubin, true);
-    store_winner(store, find_family("f1_simt"), tuned_jit, false);
-  }
-  sgemmHandle_t h = nullptr;
-  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  store_f1_winners(path, tuned_cubin, tuned_jit);
+  sgemmHandle_t h = open_on_test_stream(path);
+  ASSERT_NE(h, nullptr);
   auto& env = testing::gpu_env();
-  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
 
   for (const auto& [p, source] : {std::pair{tuned_cubin, "exact"}, std::pair{tuned_jit, "exact"},
                                   std::pair{untuned, "cublas"}}) {
@@ -124,20 +146,10 @@ TEST_F(Dispatcher, WinnersOfAnotherTemplateVersionGoToCublas) {
   const std::string path = temp_db("sgemm_dispatch_stale_");
   const ProblemKey with_cubin = testing::make_problem(Op::N, Op::N, 1000, 1300, 700);
   const ProblemKey without_cubin = testing::make_problem(Op::T, Op::N, 257, 511, 129);
-  {
-    Database db = Database::open(path, OpenMode::create);
-    TuningStore store(db);
-    store_winner(store, find_family("f1_simt"), with_cubin, true);
-    store_winner(store, find_family("f1_simt"), without_cubin, false);
-    for (WinnerRecord w : store.winners()) {
-      w.template_hash = "0123456789abcdef";
-      store.set_winner(w);
-    }
-  }
-  sgemmHandle_t h = nullptr;
-  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  store_f1_winners(path, with_cubin, without_cubin, "0123456789abcdef");
+  sgemmHandle_t h = open_on_test_stream(path);
+  ASSERT_NE(h, nullptr);
   auto& env = testing::gpu_env();
-  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
   for (const ProblemKey& p : {with_cubin, without_cubin}) {
     const nlohmann::json j = describe(h, p);
     EXPECT_EQ(j["source"], "cublas") << j.dump();
@@ -178,10 +190,9 @@ TEST_F(Dispatcher, PackedAndSplitKWinnersShareTheHandleWorkspace) {
     store_winner(store, f2, aligned, split, true);
     store_winner(store, f2, tn, transposed, false);  // JIT-compiled by the dispatcher
   }
-  sgemmHandle_t h = nullptr;
-  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  sgemmHandle_t h = open_on_test_stream(path);
+  ASSERT_NE(h, nullptr);
   auto& env = testing::gpu_env();
-  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
   std::uint64_t seed = 5;
   for (int round = 0; round < 2; ++round)
     for (const ProblemKey& p : {odd, aligned, tn}) {
@@ -225,10 +236,9 @@ TEST_F(Dispatcher, CublasLtWinnersRunTheirAlgorithm) {
     store_lt(garbled, "id=1,algo=12", "");
     store_lt(other_cublas, lt_algorithm_config(lt.plan(other_cublas).algorithms().front().algo), "0.0.0");
   }
-  sgemmHandle_t h = nullptr;
-  ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
+  sgemmHandle_t h = open_on_test_stream(path);
+  ASSERT_NE(h, nullptr);
   auto& env = testing::gpu_env();
-  ASSERT_EQ(sgemmSetStream(h, env.stream.get()), SGEMM_STATUS_SUCCESS);
   for (const auto& [p, family] : {std::pair{with_lt, "cublaslt"}, std::pair{transposed, "cublaslt"},
                                   std::pair{garbled, "cublas"}, std::pair{other_cublas, "cublas"}}) {
     const nlohmann::json j = describe(h, p);
