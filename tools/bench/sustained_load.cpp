@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -229,8 +230,10 @@ int main_impl(int argc, char** argv) {
                         {"problems", nlohmann::json::array()}};
   std::printf("%s (%s), %d phases of %.1f s per path, alternating; NVML every %d ms\n",
               device.name.c_str(), device.uuid.c_str(), args.phases, args.seconds, args.sample_ms);
-  std::printf("%-44s %-9s %10s %8s %9s %8s %8s %7s  %s\n", "problem", "path", "us/call", "TFLOP/s",
+  std::printf("%-54s %-7s %10s %8s %7s %8s %8s %7s  %s\n", "problem", "path", "us/call", "TFLOP/s",
               "SM MHz", "min MHz", "power W", "capped", "reasons");
+  double log_ratio_sum = 0;
+  int ratios = 0;
   for (const sgt::Shape& shape : shapes) {
     const sgt::ProblemKey p = shape.problem.key;
     const std::size_t a_n = static_cast<std::size_t>(p.lda) * sgt::cols_a(p);
@@ -266,7 +269,7 @@ int main_impl(int argc, char** argv) {
     const char* names[2] = {"sgemm", "cublas"};
     for (int i = 0; i < 2; ++i) {
       const PathTotals& t = totals[i];
-      std::printf("%-44s %-9s %10.2f %8.2f %9.0f %8u %8.1f %6.0f%%  %s\n",
+      std::printf("%-54s %-7s %10.2f %8.2f %7.0f %8u %8.1f %6.0f%%  %s\n",
                   i == 0 ? p.to_string().c_str() : "", names[i], t.us_per_call(),
                   sgt::flops(p) / t.us_per_call() / 1e6, t.mean_clock(),
                   t.clock_samples ? t.clock_min : 0, t.mean_power(),
@@ -275,13 +278,20 @@ int main_impl(int argc, char** argv) {
     }
     const double ratio =
         totals[0].us_per_call() > 0 ? totals[1].us_per_call() / totals[0].us_per_call() : 0;
-    std::printf("%-44s ratio %.3f (cuBLAS time / sgemm time, sustained)\n", "", ratio);
+    if (ratio > 0) {
+      log_ratio_sum += std::log(ratio);
+      ++ratios;
+    }
+    std::printf("%-54s ratio %.3f (cuBLAS time / sgemm time, sustained)\n", "", ratio);
     out["problems"].push_back({{"problem", p.to_string()},
                                {"route", nlohmann::json::parse(describe, nullptr, false)},
                                {"sgemm", totals[0].to_json(p)},
                                {"cublas", totals[1].to_json(p)},
                                {"ratio", ratio}});
   }
+  const double geomean = ratios > 0 ? std::exp(log_ratio_sum / ratios) : 0;
+  out["geomean_ratio"] = geomean;
+  std::printf("geomean ratio over %d problems: %.3f\n", ratios, geomean);
   if (!args.json.empty()) {
     std::ofstream f(args.json);
     f << out.dump(2) << "\n";

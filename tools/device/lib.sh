@@ -35,9 +35,10 @@ sanitize() {
   echo "$4: exit $? ($1, $2)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$4.log" | tail -3
 }
 
-# gpu_facts: name, unit UUID, driver, clocks, temperature, power and throttle reasons, to $res/gpu.txt.
+# gpu_facts: name, unit UUID, driver, clocks, temperature, power, power limits and throttle reasons,
+# to $res/gpu.txt.
 gpu_facts() {
-  nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active \
+  nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,power.limit,enforced.power.limit,clocks_event_reasons.active \
     --format=csv > "$res/gpu.txt" 2>&1
   cat "$res/gpu.txt"
 }
