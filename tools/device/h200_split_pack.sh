@@ -4,9 +4,7 @@
 # same interleaved rounds, into fresh databases; with the dispatcher's GPU tests first.
 # PHASE=explore (default): the tests and both shape lists. PHASE=profile: Nsight Compute on
 # 4096x128x4096, cuBLAS and the best transposed-copy point (f2_split_pack/profile.sh).
-# PHASE=sustained: the shipped database's routes and cuBLAS run back to back on the problems of
-# f2_split_pack/sustained.csv with NVML sampled (sustained_load); PHASE=sustained-public: the same
-# over the public suite, 1 s phases. PHASE may list several.
+# PHASE may list several.
 # Output: $OUT/split-pack.tar.gz. Never touches clocks or GPU settings. Binaries:
 # NO_BUILD=1 tools/device/pack.sh <builddir> . before the visit.
 set -uo pipefail
@@ -14,15 +12,6 @@ cd "$(dirname "$0")/../.."
 source tools/device/lib.sh
 visit_setup /tmp/sgemm-split-pack
 dir=tools/device/f2_split_pack
-
-# sustained NAME SHAPES SECONDS: sustained_load on the shipped database, to $res/NAME.{txt,json,log}.
-sustained() {
-  [[ -f $work/sustained.db ]] || sgemm-tune import tuner_db/nvidia-h200.json --db "$work/sustained.db" \
-    > "$res/import-sustained.log" 2>&1
-  timeout 300 sustained_load --db "$work/sustained.db" --shapes "$2" --seconds "$3" --phases 2 \
-    --json "$res/$1.json" > "$res/$1.txt" 2> "$res/$1.log"
-  echo "$1: exit $?"; cat "$res/$1.txt"; tail -3 "$res/$1.log"
-}
 
 gpu_facts
 for phase in ${PHASE:-explore}; do
@@ -34,12 +23,6 @@ case "$phase" in
     ;;
   profile)
     source $dir/profile.sh
-    ;;
-  sustained)
-    sustained sustained $dir/sustained.csv 3
-    ;;
-  sustained-public)
-    sustained sustained-public configs/shapes/public.csv 1
     ;;
 esac
 done
