@@ -68,7 +68,7 @@ std::string make_database(const sgt::DeviceInfo& device, int size) {
                            ("sgemm_dispatch_overhead_" + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(path);
   const sgt::Family& family = sgt::find_family("f1_simt");
-  const sgt::Knobs knobs = sgt::parse_knobs(kConfig);
+  const sgt::Knobs knobs = sgt::with_knobs_added_later(family, sgt::parse_knobs(kConfig));
   sgt::ProblemKey p;
   p.m = p.n = p.k = p.lda = p.ldb = p.ldc = size;
   p.align = sgt::alignment_class(size, size, size, 0, 0, 0);
@@ -155,6 +155,9 @@ int main_impl(int argc, char** argv) {
   char text[2048];
   sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
   std::printf("tuned:    %s\n", text);
+  if (!std::strstr(text, "\"source\":\"exact\""))
+    throw sgt::Error(sgt::ErrorKind::internal,
+                     "the tuned problem is not served by its tuned kernel");
   sgemmDescribe(h, SGEMM_OP_T, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
   std::printf("fallback: %s\n", text);
 

@@ -4,6 +4,7 @@
 // an L2 flush with idle gaps between them; this shows whether a lead holds while the GPU is kept
 // busy, and whether power capping (SwPowerCap) is what moves it. It only reads NVML.
 //   sustained_load --db DB --shapes FILE [--seconds 3] [--phases 2] [--sample-ms 20] [--json FILE]
+// Exit codes: 0 done, 1 runtime failure, 2 bad arguments, 3 no usable GPU.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -203,6 +204,10 @@ void run_phase(const std::function<void()>& call, cudaStream_t stream, double se
 int main_impl(int argc, char** argv) {
   const Args args = parse_args(argc, argv);
   const std::vector<sgt::Shape> shapes = sgt::load_shape_list(args.shapes);
+  if (const std::string why = sgt::gpu_unavailable_reason(); !why.empty()) {
+    std::printf("%s\n", why.c_str());
+    return 3;  // as sgemm-tune: no usable GPU
+  }
   SGT_CUDA_CHECK(cudaFree(nullptr));
   const sgt::DeviceInfo device = sgt::query_device(0);
   const sgt::Nvml nvml(device.uuid, 0);
@@ -308,6 +313,9 @@ int main_impl(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return main_impl(argc, argv);
+  } catch (const sgt::Error& e) {
+    std::fprintf(stderr, "sustained_load: %s\n", e.what());
+    return e.kind() == sgt::ErrorKind::invalid_value ? 2 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sustained_load: %s\n", e.what());
     return 1;
