@@ -109,7 +109,9 @@ class DispatcherRuntime : public ::testing::Test {
     ASSERT_EQ(sgemmCreate(&h_, tuned_database().c_str()), SGEMM_STATUS_SUCCESS);
   }
   void TearDown() override {
-    if (h_) EXPECT_EQ(sgemmDestroy(h_), SGEMM_STATUS_SUCCESS);
+    if (h_) {
+      EXPECT_EQ(sgemmDestroy(h_), SGEMM_STATUS_SUCCESS);
+    }
   }
   sgemmHandle_t h_ = nullptr;
 };
