@@ -29,6 +29,7 @@
 #include "jit/templates.hpp"
 #include "sgemm_dispatch.h"
 #include "space/family.hpp"
+#include "tool_main.hpp"
 
 namespace {
 
@@ -231,10 +232,5 @@ int main_impl(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return main_impl(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dispatch_overhead: %s\n", e.what());
-    return 1;
-  }
+  return tool_main("dispatch_overhead", [&] { return main_impl(argc, argv); });
 }

@@ -30,6 +30,7 @@
 #include "measure/nvml.hpp"
 #include "sgemm_dispatch.h"
 #include "space/problem.hpp"
+#include "tool_main.hpp"
 #include "verify/utility_kernels.hpp"
 
 namespace {
@@ -311,13 +312,5 @@ int main_impl(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return main_impl(argc, argv);
-  } catch (const sgt::Error& e) {
-    std::fprintf(stderr, "sustained_load: %s\n", e.what());
-    return e.kind() == sgt::ErrorKind::invalid_value ? 2 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sustained_load: %s\n", e.what());
-    return 1;
-  }
+  return tool_main("sustained_load", [&] { return main_impl(argc, argv); });
 }
