@@ -1,9 +1,10 @@
 // `sgemm-tune query M N K` and `sgemm-tune list`: what the database holds, without a GPU when
 // the architecture is given.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
+#include <map>
 
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
@@ -32,11 +33,17 @@ std::string local_arch_or_throw() {
 // this build lacks): the dispatcher serves such a problem with cuBLAS.
 bool tuned_with_this_template(const WinnerRecord& w) {
   if (w.family == kCublasFamily || w.family == kCublasLtFamily) return true;
-  try {
-    return template_hash(find_family(w.family).name() + ".cu") == w.template_hash;
-  } catch (const Error&) {
-    return false;
+  // Each family's template is hashed once, not once per winner listed.
+  static std::map<std::string, std::string> hashes;
+  auto it = hashes.find(w.family);
+  if (it == hashes.end()) {
+    try {
+      it = hashes.emplace(w.family, template_hash(find_family(w.family).name() + ".cu")).first;
+    } catch (const Error&) {
+      return false;
+    }
   }
+  return it->second == w.template_hash;
 }
 
 nlohmann::json winner_json(const WinnerRecord& w) {
