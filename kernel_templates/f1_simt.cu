@@ -2,6 +2,7 @@
 // shared tiles, warps compute WM x WN tiles from 4x4 register sub-tiles (128-bit shared loads).
 // Split-K writes partial tiles to a workspace that is summed in split order, either by a second
 // kernel (sgemm_reduce) or, with REDUCE, by the last split of each tile to arrive.
+#include "grid_dependency.cuh"
 #include "sgemm_args.h"
 #include "split_k_serial.cuh"
 
@@ -152,6 +153,7 @@ __device__ __forceinline__ void outer_product(const float (&fa)[TM], const float
 
 extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_main(SgemmArgs args) {
   using namespace f1;
+  allow_dependent_launch();  // sgemm_reduce, when there is one
   extern __shared__ float4 f1_smem[];
   float* const As = reinterpret_cast<float*>(f1_smem);  // [STAGES][BK][kStrideA]
   float* const Bs = As + STAGES * kStageA;              // [STAGES][BK][kStrideB]
@@ -316,6 +318,7 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
 // once. Each thread handles runs of 4 rows of one column, grid-stride.
 extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
   using namespace f1;
+  wait_for_prior_grid();  // sgemm_main's partial sums
   const int m = args.m;
   const unsigned runs_per_col = static_cast<unsigned>(m + 3) / 4;
   const unsigned runs = runs_per_col * static_cast<unsigned>(args.n);  // m*n < 2^31

@@ -20,6 +20,7 @@
 //   - STREAMK > 0 (stream-K) launches a persistent grid whose blocks take equal shares of all the
 //     tiles' K iterations, tile after tile through one ring; a tile shared by several blocks is
 //     summed the same way, in block order, by the last of them to arrive.
+#include "grid_dependency.cuh"
 #include "sgemm_args.h"
 #include "split_k_serial.cuh"
 
@@ -349,6 +350,7 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
     sgemm_main(SgemmArgs args, const __grid_constant__ TmaMap map_a,
                const __grid_constant__ TmaMap map_b) {
   using namespace f2;
+  wait_for_prior_grid();  // sgemm_pack's copies, when the operands are packed
   extern __shared__ float4 f2_smem[];
   // The swizzle pattern repeats every 1024 bytes: stages start on such a boundary (the launch
   // asks for 1024 bytes more than the ring needs).
@@ -497,6 +499,7 @@ struct PackedCopy {
 // copy's float4s, consecutive threads on consecutive ones of a column: four 4-byte loads from
 // any alignment, one 16-byte store. Rows from `rows` to dst_ld are written as zeros.
 extern "C" __global__ void __launch_bounds__(256) sgemm_pack(PackedCopy a, PackedCopy b) {
+  allow_dependent_launch();  // sgemm_main
   const bool second = blockIdx.z != 0;
   const float* const src = second ? b.src : a.src;
   float4* const dst = reinterpret_cast<float4*>(second ? b.dst : a.dst);
@@ -526,6 +529,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_pack(PackedCopy a, Packe
 // transposed reads hit 32 banks: coalesced 128-byte reads of a source column and writes of a
 // destination column.
 extern "C" __global__ void __launch_bounds__(256) sgemm_pack_transposed(PackedCopy a, PackedCopy b) {
+  allow_dependent_launch();  // sgemm_main
   __shared__ float tile[32][33];
   const bool second = blockIdx.z != 0;
   const float* const src = second ? b.src : a.src;

@@ -3,6 +3,7 @@
 // and split-K over the grid, both reduced in a fixed order (shared memory, then sgemm_reduce, or
 // with REDUCE = 1 the last block of each output tile); with EVICT = 1 the big operand is read
 // under an L2 evict-first policy.
+#include "grid_dependency.cuh"
 #include "sgemm_args.h"
 
 // ---- Knobs (host side: src/space/families/f4_skinny.cpp). Defaults: a 256 x 16 tile. ---------
@@ -227,6 +228,7 @@ __device__ __forceinline__ void compute_stage(const float* xs, const float* ys,
 // tile last (REDUCE = 1) sums them and applies alpha and beta.
 extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_main(SgemmArgs args) {
   using namespace f4;
+  allow_dependent_launch();  // sgemm_reduce, when there is one
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   const int tid = threadIdx.x;
@@ -449,6 +451,7 @@ __device__ __forceinline__ void load_y(const float* y, long long ldy, long long 
 // max(k_slice * kYP, kRed) floats. Split-K as in the shared-memory path above.
 extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_main(SgemmArgs args) {
   using namespace f4;
+  allow_dependent_launch();  // sgemm_reduce, when there is one
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   const int tid = threadIdx.x;
@@ -532,6 +535,7 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
 // a block of (RX, RZ) threads sums splits y, y + RZ, ... of output blockIdx.x * RX + x, then a
 // fixed tree over y. RX * RZ <= 1024, RZ a power of two (chosen by the host from k_splits).
 extern "C" __global__ void __launch_bounds__(1024) sgemm_reduce(SgemmArgs args) {
+  wait_for_prior_grid();  // sgemm_main's partial sums
   __shared__ float part[1024];
   const int rx = blockDim.x, rz = blockDim.y;
   const int tx = threadIdx.x, ty = threadIdx.y;

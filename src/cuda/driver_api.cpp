@@ -11,16 +11,20 @@
 namespace sgt {
 namespace {
 
+// Null when the driver has no such entry point.
 template <typename Fn>
-void lookup(const char* name, Fn& fn) {
+Fn find(const char* name) {
   void* address = nullptr;
   cudaDriverEntryPointQueryResult found{};
   // 12000: the ABI version of the signatures declared in driver_api.hpp.
   SGT_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &address, 12000, cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || address == nullptr) {
-    throw Error(ErrorKind::cuda, fmt::format("CUDA driver has no entry point {}", name));
-  }
-  fn = reinterpret_cast<Fn>(address);
+  return found == cudaDriverEntryPointSuccess ? reinterpret_cast<Fn>(address) : nullptr;
+}
+
+template <typename Fn>
+void lookup(const char* name, Fn& fn) {
+  fn = find<Fn>(name);
+  if (!fn) throw Error(ErrorKind::cuda, fmt::format("CUDA driver has no entry point {}", name));
 }
 
 DriverApi load() {
@@ -31,6 +35,7 @@ DriverApi load() {
   lookup("cuFuncGetAttribute", api.cuFuncGetAttribute);
   lookup("cuFuncSetAttribute", api.cuFuncSetAttribute);
   lookup("cuLaunchKernel", api.cuLaunchKernel);
+  api.cuLaunchKernelEx = find<decltype(api.cuLaunchKernelEx)>("cuLaunchKernelEx");
   lookup("cuGetErrorName", api.cuGetErrorName);
   lookup("cuTensorMapEncodeTiled", api.cuTensorMapEncodeTiled);
   return api;

@@ -1,11 +1,14 @@
-// Launching through cuLaunchKernel: arguments are passed as the one SgemmArgs block, followed by
+// Launching through the driver: arguments are passed as the one SgemmArgs block, followed by
 // the operands' tensor maps for TMA-fed kernels. Packed operands are copied into the workspace
-// first, by the module's sgemm_pack (or sgemm_pack_transposed) on the same stream.
+// first, by the module's sgemm_pack (or sgemm_pack_transposed) on the same stream. A call's second
+// kernel is a programmatic dependent of its first (kernel_templates/grid_dependency.cuh).
 #include "jit/sgemm_kernel.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "common/error.hpp"
 #include "cuda/driver_api.hpp"
@@ -40,6 +43,44 @@ unsigned pack_blocks(const PackedOperand& p) {
   return static_cast<unsigned>(std::clamp<std::size_t>(units, 1, kPackMaxBlocks));
 }
 
+// On unless SGEMM_DEPENDENT_LAUNCH=0, and only where the driver has cuLaunchKernelEx. Read once:
+// the tuner and the dispatcher of one process launch the same way.
+bool dependent_launch_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("SGEMM_DEPENDENT_LAUNCH");
+    return !(env && std::string_view(env) == "0") && driver().cuLaunchKernelEx != nullptr;
+  }();
+  return on;
+}
+
+// One kernel on the stream. dependent: it follows another kernel of the same call, which it
+// waits for inside (wait_for_prior_grid), so it may be scheduled before that one ends.
+void enqueue(CUfunction f, Dim3 grid, Dim3 block, unsigned smem, cudaStream_t stream,
+             void** params, bool dependent) {
+  const DriverApi& api = driver();
+  const CUstream s = reinterpret_cast<CUstream>(stream);
+  if (!dependent || !dependent_launch_enabled()) {
+    SGT_CU_CHECK(api.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, s,
+                                    params, nullptr));
+    return;
+  }
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = grid.x;
+  config.gridDimY = grid.y;
+  config.gridDimZ = grid.z;
+  config.blockDimX = block.x;
+  config.blockDimY = block.y;
+  config.blockDimZ = block.z;
+  config.sharedMemBytes = smem;
+  config.hStream = s;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  SGT_CU_CHECK(api.cuLaunchKernelEx(&config, f, params, nullptr));
+}
+
 }  // namespace
 
 SgemmKernel::SgemmKernel(std::string_view cubin) : module_(cubin) {
@@ -64,7 +105,8 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
       smem_limit_.store(needed, std::memory_order_release);
     }
   }
-  if (g.pack_a.used || g.pack_b.used) {
+  const bool packed = g.pack_a.used || g.pack_b.used;
+  if (packed) {
     if (!args.workspace) throw Error(ErrorKind::internal, "packed operands but no workspace");
     const bool transposed = g.pack_a.transposed || g.pack_b.transposed;
     const char* const name = transposed ? "sgemm_pack_transposed" : "sgemm_pack";
@@ -78,8 +120,7 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     PackedCopy b = packed_copy(g.pack_b, args.workspace, args.b, args.ldb);
     const unsigned blocks = std::max({pack_blocks(g.pack_a), pack_blocks(g.pack_b), 1u});
     void* pack_params[] = {&a, &b};
-    SGT_CU_CHECK(api.cuLaunchKernel(pack, blocks, 1, 2, kPackThreads, 1, 1, 0,
-                                    reinterpret_cast<CUstream>(stream), pack_params, nullptr));
+    enqueue(pack, {blocks, 1, 2}, {kPackThreads, 1, 1}, 0, stream, pack_params, false);
     if (g.pack_a.used) {
       args.a = a.dst;
       args.lda = a.dst_ld;
@@ -105,17 +146,13 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     map_a = encode_operand_map(args.a, args.m, args.k, args.lda, g.tma_a);
     map_b = encode_operand_map(args.b, args.n, args.k, args.ldb, g.tma_b);
   }
-  SGT_CU_CHECK(api.cuLaunchKernel(main_, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y,
-                                  g.block.z, g.smem_bytes, reinterpret_cast<CUstream>(stream),
-                                  params, nullptr));
+  enqueue(main_, g.grid, g.block, g.smem_bytes, stream, params, packed);
   if (g.has_reduce) {
     // Looked up on first need: probing a module without it would report an API error to tools
     // such as compute-sanitizer.
     std::call_once(reduce_once_, [this] { reduce_ = module_.find_function("sgemm_reduce"); });
     if (!reduce_) throw Error(ErrorKind::internal, "split-K geometry but the module has no sgemm_reduce");
-    SGT_CU_CHECK(api.cuLaunchKernel(reduce_, g.reduce_grid.x, g.reduce_grid.y, g.reduce_grid.z,
-                                    g.reduce_block.x, g.reduce_block.y, g.reduce_block.z, 0,
-                                    reinterpret_cast<CUstream>(stream), params, nullptr));
+    enqueue(reduce_, g.reduce_grid, g.reduce_block, 0, stream, params, true);
   }
 }
 
