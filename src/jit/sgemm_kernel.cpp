@@ -55,8 +55,8 @@ bool dependent_launch_enabled() {
 
 // One kernel on the stream. dependent: it follows another kernel of the same call, which it
 // waits for inside (wait_for_prior_grid), so it may be scheduled before that one ends.
-void enqueue(CUfunction f, Dim3 grid, Dim3 block, unsigned smem, cudaStream_t stream,
-             void** params, bool dependent) {
+void enqueue(CUfunction f, Dim3 grid, Dim3 block, unsigned smem, cudaStream_t stream, void** params,
+             bool dependent) {
   const DriverApi& api = driver();
   const CUstream s = reinterpret_cast<CUstream>(stream);
   if (!dependent || !dependent_launch_enabled()) {

@@ -58,7 +58,8 @@ TEST(GridDependency, EveryDependentKernelWaitsForTheKernelAheadFirst) {
 
 TEST(GridDependency, FirstStatementSkipsUsingAndFindsEachDefinition) {
   const std::string source =
-      "void sgemm_reduce(SgemmArgs args) {\n  using namespace f1;\n  wait_for_prior_grid();  // x\n}\n"
+      "void sgemm_reduce(SgemmArgs args) {\n  using namespace f1;\n  wait_for_prior_grid();  // "
+      "x\n}\n"
       "void sgemm_reduce(SgemmArgs args) {\n  float s = 0;\n  wait_for_prior_grid();\n}\n";
   const auto got = first_statements(source, "sgemm_reduce");
   ASSERT_EQ(got.size(), 2u);
