@@ -6,6 +6,8 @@
 #     with SGEMM_DEPENDENT_LAUNCH=1 (the default) and =0 (plain launches) -> ab-<mode>-<name>.*;
 #     then the GPU tests of every path with a second kernel (split-K reduce, packed operands,
 #     graphs, threads) and compute-sanitizer memcheck over the family sample;
+#   PHASE=tests: the rest of the GPU tests of split-K, in-kernel sums, the skinny paths, the
+#     tuner and crash isolation -> gpu-tests-rest.*;
 #   PHASE=retune: the public suite tuned again on the shipped database with every default space
 #     (the template change makes every stored winner stale), exported, and benched with dependent
 #     launches on and off -> retune.*, nvidia-h200.json, bench.*, bench-plain.*.
@@ -29,6 +31,10 @@ case $phase in
     done
     gpu_tests gpu-tests 'Dispatcher.*:DispatcherRuntime.*:F2Tma.PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned:Families/FamilyCorrectness.EdgeShapesAllTransposes/*:InKernelReduce/FusedReduce.RepeatedRunsOnOneWorkspaceAgreeBitForBit/*' 240
     sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/*:F2Tma.PackedSanitizerSample' 120 memcheck
+    ;;
+  tests)
+    export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
+    gpu_tests gpu-tests-rest 'Families/FamilyCorrectness.PaddedLeadingDimensionsAndMisalignedPointers/*:InKernelReduce/FusedReduce.EdgeShapesAllTransposes/*:InKernelReduce/FusedReduce.PaddedLeadingDimensionsAndMisalignedPointers/*:F4Direct.*:TunerGpu.*:CrashIsolation.*' 200
     ;;
   retune)
     retune_shipped configs/shapes/public.csv 400
