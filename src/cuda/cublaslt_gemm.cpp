@@ -42,7 +42,13 @@ bool aligned(const void* p, std::size_t bytes) {
 
 }  // namespace
 
-CublasLtGemm::CublasLtGemm(std::size_t workspace_bytes) : workspace_(workspace_bytes) {
+CublasLtGemm::CublasLtGemm(std::size_t workspace_bytes)
+    : CublasLtGemm(CallerWorkspace{}, workspace_bytes) {
+  workspace_ = DeviceBuffer<char>(workspace_bytes);
+}
+
+CublasLtGemm::CublasLtGemm(CallerWorkspace, std::size_t max_workspace_bytes)
+    : max_workspace_bytes_(max_workspace_bytes) {
   cublasLtHandle_t h = nullptr;
   SGT_CUBLAS_CHECK(cublasLtCreate(&h));
   handle_.reset(h);
@@ -93,7 +99,7 @@ CublasLtPlan CublasLtGemm::plan(const ProblemKey& p, int top_k) const {
   cublasLtMatmulPreference_t pref_raw = nullptr;
   SGT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
   const detail::LtPtr<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> pref(pref_raw);
-  const std::size_t workspace = workspace_.bytes();
+  const std::size_t workspace = max_workspace_bytes_;
   SGT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
       pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace));
   // The heuristic otherwise assumes 256-byte aligned operands; the problem promises only its class.
@@ -133,11 +139,11 @@ CublasLtPlan CublasLtGemm::plan_for(const ProblemKey& p, const cublasLtMatmulAlg
     throw Error(ErrorKind::not_supported,
                 fmt::format("cuBLASLt rejects algorithm {} for {} (status {})", describe(algo),
                             p.to_string(), static_cast<int>(st != CUBLAS_STATUS_SUCCESS ? st : r.state)));
-  if (r.workspaceSize > workspace_.bytes())
+  if (r.workspaceSize > max_workspace_bytes_)
     throw Error(ErrorKind::not_supported,
-                fmt::format("cuBLASLt algorithm {} for {} needs {} bytes of workspace, the handle "
-                            "holds {}", describe(algo), p.to_string(), r.workspaceSize,
-                            workspace_.bytes()));
+                fmt::format("cuBLASLt algorithm {} for {} needs {} bytes of workspace, at most {} "
+                            "are allowed", describe(algo), p.to_string(), r.workspaceSize,
+                            max_workspace_bytes_));
   plan.algorithms_.push_back({algo, r.workspaceSize, r.wavesCount, describe(algo)});
   return plan;
 }
@@ -169,6 +175,14 @@ cublasLtMatmulAlgo_t parse_lt_algorithm_config(const std::string& config) {
 
 void CublasLtGemm::run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha,
                        const float* a, const float* b, float beta, float* c) const {
+  if (!workspace_.get() && max_workspace_bytes_ > 0)
+    throw Error(ErrorKind::internal, "cuBLASLt SGEMM: this handle's callers pass the workspace");
+  run(plan, index, stream, alpha, a, b, beta, c, workspace_.get(), workspace_.bytes());
+}
+
+void CublasLtGemm::run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha,
+                       const float* a, const float* b, float beta, float* c, void* workspace,
+                       std::size_t workspace_bytes) const {
   if (index < 0 || index >= plan.size())
     throw Error(ErrorKind::invalid_value,
                 fmt::format("cuBLASLt algorithm index {} out of range: the plan for {} has {}",
@@ -180,9 +194,13 @@ void CublasLtGemm::run(const CublasLtPlan& plan, int index, cudaStream_t stream,
                 fmt::format("cuBLASLt SGEMM: operands must be {}-byte aligned for {}", align,
                             plan.problem().to_string()));
   const LtAlgorithm& algorithm = plan.algorithms()[static_cast<std::size_t>(index)];
+  if (algorithm.workspace_bytes > workspace_bytes)
+    throw Error(ErrorKind::internal,
+                fmt::format("cuBLASLt algorithm {} needs {} bytes of workspace, {} given",
+                            algorithm.config, algorithm.workspace_bytes, workspace_bytes));
   SGT_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), plan.desc_.get(), &alpha, a, plan.a_.get(), b,
                                   plan.b_.get(), &beta, c, plan.c_.get(), c, plan.c_.get(),
-                                  &algorithm.algo, workspace_.get(), workspace_.bytes(), stream));
+                                  &algorithm.algo, workspace, workspace_bytes, stream));
 }
 
 }  // namespace sgt

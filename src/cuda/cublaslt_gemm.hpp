@@ -71,6 +71,10 @@ class CublasLtGemm {
 
   // Creates the cuBLASLt handle and allocates the workspace, once for every plan and call.
   explicit CublasLtGemm(std::size_t workspace_bytes = kDefaultWorkspaceBytes);
+  // Creates the handle only: every run() passes its own workspace, and plans keep to algorithms
+  // that need at most max_workspace_bytes. Allocates no device memory.
+  struct CallerWorkspace {};
+  CublasLtGemm(CallerWorkspace, std::size_t max_workspace_bytes);
 
   // The heuristic's top `top_k` algorithms for the problem, restricted to those that fit the
   // workspace and the problem's alignment class. Pedantic FP32 math: CUBLAS_COMPUTE_32F, never
@@ -90,15 +94,21 @@ class CublasLtGemm {
   // sgt::Error(cublas) when cublasLtMatmul fails.
   void run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha, const float* a,
            const float* b, float beta, float* c) const;
+  // The same with the caller's workspace, at least the algorithm's workspace_bytes; throws
+  // sgt::Error(internal) when it is smaller.
+  void run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha, const float* a,
+           const float* b, float beta, float* c, void* workspace, std::size_t workspace_bytes) const;
 
   std::size_t workspace_bytes() const noexcept { return workspace_.bytes(); }
+  std::size_t max_workspace_bytes() const noexcept { return max_workspace_bytes_; }
 
  private:
   // The descriptors of a plan (no algorithm yet), after validating the problem.
   CublasLtPlan describe_problem(const ProblemKey& problem) const;
 
   detail::LtPtr<cublasLtHandle_t, cublasLtDestroy> handle_;
-  DeviceBuffer<char> workspace_;
+  std::size_t max_workspace_bytes_ = 0;
+  DeviceBuffer<char> workspace_;  // empty for a CallerWorkspace handle
 };
 
 }  // namespace sgt

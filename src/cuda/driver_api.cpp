@@ -37,6 +37,7 @@ DriverApi load() {
   lookup("cuLaunchKernel", api.cuLaunchKernel);
   api.cuLaunchKernelEx = find<decltype(api.cuLaunchKernelEx)>("cuLaunchKernelEx");
   lookup("cuGetErrorName", api.cuGetErrorName);
+  lookup("cuCtxGetCurrent", api.cuCtxGetCurrent);
   lookup("cuTensorMapEncodeTiled", api.cuTensorMapEncodeTiled);
   return api;
 }

@@ -19,6 +19,7 @@ struct DriverApi {
   // Null where the driver lacks it; launches then go through cuLaunchKernel.
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext*) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
                                      const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
                                      const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,

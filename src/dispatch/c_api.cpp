@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -45,9 +46,12 @@ sgemmStatus_t guarded(F&& body) noexcept {
   }
 }
 
+// As in cuBLAS, the conjugate transpose of real data is its transpose.
 sgt::Op op_of(sgemmOperation_t op) { return op == SGEMM_OP_N ? sgt::Op::N : sgt::Op::T; }
 
-bool valid_op(sgemmOperation_t op) { return op == SGEMM_OP_N || op == SGEMM_OP_T; }
+bool valid_op(sgemmOperation_t op) {
+  return op == SGEMM_OP_N || op == SGEMM_OP_T || op == SGEMM_OP_C;
+}
 
 // cuBLAS's own argument rules: sizes >= 0, leading dimensions >= max(1, rows).
 bool valid_problem(sgemmOperation_t ta, sgemmOperation_t tb, int m, int n, int k, int lda, int ldb,
@@ -73,9 +77,42 @@ sgt::ProblemKey key_of(sgemmOperation_t ta, sgemmOperation_t tb, int m, int n, i
   return key;
 }
 
-std::string default_db_path() {
+// The database a handle reads: the path given, else $SGEMM_TUNER_DB, else the installed one.
+// Empty when none was asked for and none is installed: the handle then serves cuBLAS alone.
+std::string database_path(const char* given) {
+  if (given) return given;
   if (const char* env = std::getenv("SGEMM_TUNER_DB"); env && *env) return env;
-  return SGEMM_DEFAULT_DB;
+  std::error_code ec;
+  return std::filesystem::exists(SGEMM_DEFAULT_DB, ec) ? SGEMM_DEFAULT_DB : "";
+}
+
+sgemmStatus_t sgemm_on(sgemmHandle_t handle, cudaStream_t stream, sgemmOperation_t transa,
+                       sgemmOperation_t transb, int m, int n, int k, const float* alpha,
+                       const float* A, int lda, const float* B, int ldb, const float* beta,
+                       float* C, int ldc) {
+  if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
+  if (!valid_problem(transa, transb, m, n, k, lda, ldb, ldc) || !alpha || !beta)
+    return SGEMM_STATUS_INVALID_VALUE;
+  if (m == 0 || n == 0) return SGEMM_STATUS_SUCCESS;  // nothing to compute, as cuBLAS
+  if (!C || (k > 0 && *alpha != 0.0f && (!A || !B))) return SGEMM_STATUS_INVALID_VALUE;
+  return guarded([&] {
+    // Warm path: the current device, a lock-free table probe, then one or two launches (with the
+    // stream's lane when the route needs scratch or cuBLAS).
+    sgt::DeviceState& dev = handle->device_state();
+    const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+    const int align = sgt::alignment_class(lda, ldb, ldc, address(A), address(B), address(C));
+    const sgt::GemmCall call{key_of(transa, transb, m, n, k, lda, ldb, ldc, align), *alpha, *beta,
+                             A, B, C};
+    // k == 0 and alpha == 0 leave only the beta scaling of C: exactly cuBLAS's business.
+    const sgt::Route* route = nullptr;
+    if (k != 0 && *alpha != 0.0f) {
+      route = &dev.route(call.key);
+      if (route->miss && handle->miss_log_on.load(std::memory_order_relaxed))
+        route->calls.fetch_add(1, std::memory_order_relaxed);
+    }
+    dev.run(route, stream, call);
+    return SGEMM_STATUS_SUCCESS;
+  });
 }
 
 }  // namespace
@@ -86,10 +123,14 @@ sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path) {
   if (!handle) return SGEMM_STATUS_INVALID_VALUE;
   *handle = nullptr;
   return guarded([&] {
-    const std::string path = db_path ? db_path : default_db_path();
-    sgt::Database db = sgt::Database::open(path, sgt::OpenMode::read_only);
-    sgt::TuningStore store(db);
-    auto context = std::make_unique<sgemmContext>(store.winners(), sgt::nearest_rules_from_env());
+    const std::string path = database_path(db_path);
+    std::vector<sgt::WinnerRecord> winners;
+    if (!path.empty()) {
+      sgt::Database db = sgt::Database::open(path, sgt::OpenMode::read_only);
+      winners = sgt::TuningStore(db).winners();
+    }
+    auto context = std::make_unique<sgemmContext>(std::move(winners),
+                                                  sgt::nearest_rules_from_env(), path);
     if (const char* log = std::getenv("SGEMM_DISPATCH_MISS_LOG"); log && *log) {
       context->miss_log_path = log;
       context->miss_log_on.store(true);
@@ -137,35 +178,15 @@ sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOpe
                          int m, int n, int k, const float* alpha, const float* A, int lda,
                          const float* B, int ldb, const float* beta, float* C, int ldc) {
   if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
-  if (!valid_problem(transa, transb, m, n, k, lda, ldb, ldc) || !alpha || !beta)
-    return SGEMM_STATUS_INVALID_VALUE;
-  if (m == 0 || n == 0) return SGEMM_STATUS_SUCCESS;  // nothing to compute, as cuBLAS
-  if (!C || (k > 0 && *alpha != 0.0f && (!A || !B))) return SGEMM_STATUS_INVALID_VALUE;
-  return guarded([&] {
-    // Warm path: one runtime call (current device), a lock-free table probe, one or two launches.
-    sgt::DeviceState& dev = handle->device_state();
-    const cudaStream_t stream = handle->stream.load(std::memory_order_relaxed);
-    const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
-    const int align = sgt::alignment_class(lda, ldb, ldc, address(A), address(B), address(C));
-    const sgt::ProblemKey key = key_of(transa, transb, m, n, k, lda, ldb, ldc, align);
-    // k == 0 and alpha == 0 leave only the beta scaling of C: exactly cuBLAS's business.
-    if (k != 0 && *alpha != 0.0f) {
-      const sgt::Route& route = dev.route(key);
-      if (route.miss && handle->miss_log_on.load(std::memory_order_relaxed))
-        route.calls.fetch_add(1, std::memory_order_relaxed);
-      if (route.kernel) {
-        SgemmArgs args{A, B, C, dev.workspace(), m, n, k, lda, ldb, ldc, *alpha, *beta, 1, 0};
-        route.kernel->launch(route.geometry, args, stream);
-        return SGEMM_STATUS_SUCCESS;
-      }
-      if (route.lt_plan) {
-        dev.lt_sgemm(stream, *route.lt_plan, *alpha, A, B, *beta, C);
-        return SGEMM_STATUS_SUCCESS;
-      }
-    }
-    dev.cublas_sgemm(stream, key, *alpha, A, B, *beta, C);
-    return SGEMM_STATUS_SUCCESS;
-  });
+  return sgemm_on(handle, handle->stream.load(std::memory_order_relaxed), transa, transb, m, n, k,
+                  alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+sgemmStatus_t sgemmSgemmOnStream(sgemmHandle_t handle, cudaStream_t stream,
+                                 sgemmOperation_t transa, sgemmOperation_t transb, int m, int n,
+                                 int k, const float* alpha, const float* A, int lda,
+                                 const float* B, int ldb, const float* beta, float* C, int ldc) {
+  return sgemm_on(handle, stream, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOperation_t transb,
@@ -181,6 +202,7 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
     nlohmann::json j;
     j["arch"] = dev.arch();
     j["problem"] = key.to_string();
+    j["database"] = handle->database.empty() ? nlohmann::json() : nlohmann::json(handle->database);
     if (m == 0 || n == 0 || k == 0) {
       j["source"] = "cublas";
       j["family"] = "cublas";
@@ -189,7 +211,8 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
     } else {
       const sgt::Route& route = dev.route(key);
       j["source"] = sgt::source_name(route.source);
-      j["reason"] = route.why;
+      j["reason"] = handle->database.empty() ? "no tuning database is installed: cuBLAS serves every call"
+                                             : route.why;
       if (route.source == sgt::Route::Source::cublas) {
         j["family"] = "cublas";
         j["config"] = "";

@@ -8,7 +8,9 @@
 #include <cstdio>
 
 #include "common/error.hpp"
+#include "cuda/capture_mode.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/driver_api.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/templates.hpp"
 
@@ -41,23 +43,33 @@ const char* source_name(Route::Source s) {
   return "cublas";
 }
 
-bool RouteTable::insert(const Route* route) noexcept {
-  if (size_ >= kMaxEntries) return false;
-  for (std::size_t i = hash_key(route->key) & (kCapacity - 1);; i = (i + 1) & (kCapacity - 1)) {
-    if (!slots_[i].load(std::memory_order_relaxed)) {
-      slots_[i].store(route, std::memory_order_release);
-      ++size_;
-      return true;
-    }
-  }
+namespace {
+
+// Errors of the CUDA runtime, the driver or a library call may pass (memory, a module load during
+// capture); a template of another version, a compile error or a refusal by cuBLASLt does not.
+bool may_pass(const Error& e) {
+  return e.kind() == ErrorKind::cuda || e.kind() == ErrorKind::cublas;
 }
+
+int compute_major_of(int ordinal) {
+  int major = 0;
+  SGT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal));
+  return major;
+}
+
+}  // namespace
 
 DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
                          const NearestRules& rules)
-    : rules_(rules) {
+    : compute_major_(compute_major_of(ordinal)), rules_(rules), lanes_(compute_major_),
+      table_(winners.size() + kMaxUntunedRoutes) {
   const DeviceInfo info = query_device(ordinal);
   name_ = info.name;
   arch_ = info.arch();
+  untracked_.key = ProblemKey{};
+  untracked_.why = fmt::format(
+      "more than {} untuned problems on this device: cuBLAS, without a route of its own",
+      kMaxUntunedRoutes);
   for (const WinnerRecord& w : winners) {
     if (w.gpu.name != name_ || w.gpu.arch != arch_) continue;
     TunedEntry entry;
@@ -77,7 +89,6 @@ DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
       } catch (const Error&) {
         continue;  // a family or knob this build does not know: not usable, cuBLAS serves it
       }
-      workspace_floats_ = std::max(workspace_floats_, entry.geometry.workspace_floats);
     }
     exact_[w.problem] = std::move(entry);
   }
@@ -85,23 +96,11 @@ DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
     pool_entries_.push_back(&entry);
     pool_.push_back({key, entry.family != nullptr, entry.record.time_us, entry.record.cublas_us});
   }
-  if (workspace_floats_ > 0) {
-    workspace_ = DeviceBuffer<float>(workspace_floats_);
-    workspace_.zero();  // the tile counters of in-kernel split-K start at zero
-  }
 }
 
-void DeviceState::cublas_sgemm(cudaStream_t stream, const ProblemKey& key, float alpha,
-                               const float* a, const float* b, float beta, float* c) {
-  if (cublas_stream_.load(std::memory_order_acquire) != stream) {
-    std::lock_guard lock(cublas_mutex_);
-    SGT_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
-    cublas_stream_.store(stream, std::memory_order_release);
-  }
-  const auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
-  SGT_CUBLAS_CHECK(cublasSgemm(cublas_.get(), op(key.transa), op(key.transb), key.m, key.n, key.k,
-                               &alpha, a, key.lda, b, key.ldb, &beta, c, key.ldc));
-}
+// Modules, scratch and handles are released once the device has finished every call enqueued
+// with them (as cublasDestroy, this waits for the device).
+DeviceState::~DeviceState() { cudaDeviceSynchronize(); }
 
 std::vector<const Route*> DeviceState::routes() {
   std::lock_guard lock(resolve_mutex_);
@@ -111,46 +110,67 @@ std::vector<const Route*> DeviceState::routes() {
 }
 
 const Route& DeviceState::resolve(const ProblemKey& key) {
+  const RelaxedCaptureMode relaxed;  // a first call inside a capture may load and allocate
   std::lock_guard lock(resolve_mutex_);
   if (const Route* r = table_.find(key)) return *r;
-  if (const auto it = overflow_.find(key); it != overflow_.end()) return *it->second;
+  const auto now = std::chrono::steady_clock::now();
+  const auto pending = pending_.find(key);
+  if (pending != pending_.end() && now < pending->second.retry_at) return *pending->second.route;
+  const bool tuned = exact_.count(key) > 0;
+  if (!tuned && pending == pending_.end() && untuned_routes_ >= kMaxUntunedRoutes)
+    return untracked_;
   auto route = std::make_unique<Route>();
   route->key = key;
-  fill(*route);
+  if (!fill(*route)) {
+    // Served by cuBLAS for now; kept (not published) so that concurrent callers holding it stay
+    // valid, and tried again after the interval.
+    if (pending == pending_.end()) {
+      if (!tuned) ++untuned_routes_;
+      route->why += " (will be tried again)";
+      const Route& r = *route;
+      pending_[key] = {std::move(route), now + kRetryInterval};
+      return r;
+    }
+    pending->second.retry_at = now + kRetryInterval;
+    return *pending->second.route;
+  }
+  if (pending == pending_.end() && !tuned) ++untuned_routes_;
+  if (pending != pending_.end()) {
+    owned_.push_back(std::move(pending->second.route));  // a caller may still hold it
+    pending_.erase(pending);
+  }
   const Route* raw = route.get();
   owned_.push_back(std::move(route));
-  if (!table_.insert(raw)) overflow_[key] = raw;
+  table_.insert(raw);  // sized for every tuned problem and kMaxUntunedRoutes others
   return *raw;
 }
 
-void DeviceState::fill(Route& r) {
+bool DeviceState::fill(Route& r) {
+  bool transient = false;
   if (const auto it = exact_.find(r.key); it != exact_.end()) {
     const TunedEntry& entry = it->second;
     r.entry = &entry;
+    std::string why;
     if (entry.lt_algo) {
-      std::string why;
-      if ((r.lt_plan = lt_plan(entry, why))) {
+      if ((r.lt_plan = lt_plan(entry, why, transient))) {
         r.source = Route::Source::exact;
+        r.scratch_bytes = kTileCounterBytes + r.lt_plan->algorithms().front().workspace_bytes;
         r.why = "tuned problem: a cuBLASLt algorithm";
       } else {
         r.why = "tuned, but the cuBLASLt algorithm is unavailable: " + why;
       }
-      return;
-    }
-    if (!entry.family) {
+    } else if (!entry.family) {
       r.why = "tuned: cuBLAS was fastest";
-      return;
-    }
-    std::string why;
-    if (const SgemmKernel* k = kernel(entry, why)) {
+    } else if (const SgemmKernel* k = kernel(entry, why, transient)) {
       r.source = Route::Source::exact;
       r.kernel = k;
       r.geometry = entry.geometry;
+      r.scratch_bytes = sizeof(float) * r.geometry.workspace_floats;
       r.why = "tuned problem";
     } else {
       r.why = "tuned, but the kernel is unavailable: " + why;
     }
-    return;
+    return !transient;
   }
   r.miss = true;
   // The neighbour's kernel runs this problem as compiled: at the neighbour's alignment class.
@@ -166,12 +186,8 @@ void DeviceState::fill(Route& r) {
       if (std::string why = e.family->cannot_implement(e.knobs, p); !why.empty()) return why;
       if (e.family->defines(e.knobs, p) != e.family->defines(e.knobs, e.record.problem))
         return "the family builds a different kernel variant for this problem";
-      const LaunchGeometry g = e.family->geometry(e.knobs, p);
-      if (g.workspace_floats > workspace_floats_)
-        return fmt::format("needs {} floats of workspace, the handle holds {}", g.workspace_floats,
-                           workspace_floats_);
       std::string why;
-      if (!kernel(e, why)) return "kernel unavailable: " + why;
+      if (!kernel(e, why, transient)) return "kernel unavailable: " + why;
       return {};
     } catch (const Error& ex) {
       return ex.what();
@@ -180,16 +196,19 @@ void DeviceState::fill(Route& r) {
   const NearestChoice c = choose_nearest(r.key, pool_, rules_, check);
   r.distance = c.distance;
   r.why = c.why;
-  if (c.index < 0) return;
+  if (c.index < 0) return !transient;
   const TunedEntry& e = *pool_entries_[static_cast<std::size_t>(c.index)];
   std::string why;
-  r.kernel = kernel(e, why);  // cached by check
+  r.kernel = kernel(e, why, transient);  // cached by check
   r.geometry = e.family->geometry(e.knobs, as_tuned(e));
+  r.scratch_bytes = sizeof(float) * r.geometry.workspace_floats;
   r.entry = &e;
   r.source = r.kernel ? Route::Source::nearest : Route::Source::cublas;
+  return !transient;
 }
 
-const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& why) {
+const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& why,
+                                         bool& transient) {
   // Called once per entry: only the entry's own problem routes to it, and a route is resolved once.
   try {
     // An algorithm is valid for the cuBLAS it was tuned with; cuBLASLt checks it here as well.
@@ -198,16 +217,20 @@ const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& w
       throw Error(ErrorKind::not_supported,
                   fmt::format("tuned with cuBLAS {}, this is cuBLAS {}", entry.record.software.cublas,
                               cublas));
-    if (!lt_) lt_ = std::make_unique<CublasLtGemm>();
+    if (!lt_)
+      lt_ = std::make_unique<CublasLtGemm>(CublasLtGemm::CallerWorkspace{},
+                                           CublasLtGemm::kDefaultWorkspaceBytes);
     lt_plans_.push_back(std::make_unique<CublasLtPlan>(lt_->plan_for(entry.record.problem, *entry.lt_algo)));
     return lt_plans_.back().get();
   } catch (const Error& e) {
     why = e.what();
+    transient = transient || may_pass(e);
     return nullptr;
   }
 }
 
-const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why) {
+const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why,
+                                       bool& transient) {
   if (const auto it = kernels_.find(&entry); it != kernels_.end()) return it->second.get();
   if (const auto it = unbuildable_.find(&entry); it != unbuildable_.end()) {
     why = it->second;
@@ -240,7 +263,11 @@ const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why
     kernels_[&entry] = std::move(loaded);
     return raw;
   } catch (const Error& e) {
-    why = unbuildable_[&entry] = e.what();
+    why = e.what();
+    if (may_pass(e))
+      transient = true;  // not remembered: the next resolution tries again
+    else
+      unbuildable_[&entry] = why;
     return nullptr;
   }
 }
@@ -250,6 +277,11 @@ const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why
 sgt::DeviceState& sgemmContext::device_state() {
   int ordinal = 0;
   SGT_CUDA_CHECK(cudaGetDevice(&ordinal));
+  // Kernels are launched through the driver, which needs a current context: a thread that has
+  // made no runtime call yet has none, so the runtime's primary context is bound here.
+  CUcontext current = nullptr;
+  SGT_CU_CHECK(sgt::driver().cuCtxGetCurrent(&current));
+  if (!current) SGT_CUDA_CHECK(cudaSetDevice(ordinal));
   if (ordinal < 0 || ordinal >= kMaxDevices)
     throw sgt::Error(sgt::ErrorKind::not_supported, fmt::format("device {} is beyond {}", ordinal, kMaxDevices));
   auto& slot = device_slots[static_cast<std::size_t>(ordinal)];

@@ -1,11 +1,13 @@
 // The state behind an sgemmHandle_t: the tuned winners (read once from the database), and per
-// device a cuBLAS handle, the loaded kernels, the workspace and a route cache per problem.
+// device the loaded kernels, a route cache per problem, and per stream the scratch and cuBLAS
+// handle of the calls on it (stream_lanes.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,10 +19,11 @@
 
 #include "cuda/cublas_handle.hpp"
 #include "cuda/cublaslt_gemm.hpp"
-#include "cuda/device_buffer.hpp"
 #include "db/records.hpp"
 #include "dispatch/lookup.hpp"
 #include "dispatch/miss_log.hpp"
+#include "dispatch/published_table.hpp"
+#include "dispatch/stream_lanes.hpp"
 #include "jit/sgemm_kernel.hpp"
 #include "space/family.hpp"
 
@@ -54,6 +57,7 @@ struct Route {
   const SgemmKernel* kernel = nullptr;  // exact or nearest: the loaded kernel
   const CublasLtPlan* lt_plan = nullptr;  // exact: the tuned cuBLASLt algorithm's plan
   LaunchGeometry geometry;              // computed for this problem
+  std::size_t scratch_bytes = 0;        // GPU scratch a call needs (0: the kernel needs none)
   const TunedEntry* entry = nullptr;    // the exact entry or the neighbour used (or vetoing)
   double distance = 0;                  // nearest: log distance to the neighbour
   std::string why;                      // why this path
@@ -63,84 +67,91 @@ struct Route {
 
 const char* source_name(Route::Source s);
 
-// Open-addressing table of published routes: lock-free lookups, inserts under the owner's mutex.
-// Fixed capacity (no rehash, so a reader never sees a table move); filled to half at most.
-class RouteTable {
- public:
-  static constexpr std::size_t kCapacity = 8192;  // slots, a power of two
-  static constexpr std::size_t kMaxEntries = kCapacity / 2;
-
-  RouteTable() : slots_(new std::atomic<const Route*>[kCapacity]) {
-    for (std::size_t i = 0; i < kCapacity; ++i) slots_[i].store(nullptr, std::memory_order_relaxed);
-  }
-  const Route* find(const ProblemKey& key) const noexcept {
-    for (std::size_t i = hash_key(key) & (kCapacity - 1);; i = (i + 1) & (kCapacity - 1)) {
-      const Route* r = slots_[i].load(std::memory_order_acquire);
-      if (!r) return nullptr;
-      if (r->key == key) return r;
-    }
-  }
-  bool insert(const Route* route) noexcept;  // false when full
-  std::size_t size() const noexcept { return size_; }
-
- private:
-  std::unique_ptr<std::atomic<const Route*>[]> slots_;
-  std::size_t size_ = 0;
+// One call's operands, as sgemmSgemm received them (alpha and beta dereferenced).
+struct GemmCall {
+  ProblemKey key;
+  float alpha = 1, beta = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
 };
+
+// How soon a route whose resolution failed for a reason that may pass is resolved again.
+constexpr std::chrono::milliseconds kRetryInterval{100};
 
 class DeviceState {
  public:
+  // Untuned problems that get a route of their own; beyond them, further untuned problems are
+  // served by cuBLAS through one shared route (and not counted by the miss log).
+  static constexpr std::size_t kMaxUntunedRoutes = 4096;
+
   DeviceState(int ordinal, const std::vector<WinnerRecord>& winners, const NearestRules& rules);
+  ~DeviceState();
 
   // The route of a problem: a lock-free lookup once resolved; the first call resolves it (nearest
-  // search, kernel load or JIT) under a mutex and may allocate.
+  // search, kernel load or JIT) under a mutex, in relaxed capture mode, and may allocate. A
+  // resolution that failed for a reason that may pass (an allocation, a module load) serves cuBLAS
+  // and is tried again on a later call, at most every kRetryInterval.
   const Route& route(const ProblemKey& key) {
     if (const Route* r = table_.find(key)) return *r;
     return resolve(key);
   }
-  // cuBLAS on the stream; the cuBLAS handle's stream is only changed when it differs.
-  void cublas_sgemm(cudaStream_t stream, const ProblemKey& key, float alpha, const float* a,
-                    const float* b, float beta, float* c);
-  // The tuned cuBLASLt algorithm of a route's plan on the stream.
-  void lt_sgemm(cudaStream_t stream, const CublasLtPlan& plan, float alpha, const float* a,
-                const float* b, float beta, float* c) const {
-    lt_->run(plan, 0, stream, alpha, a, b, beta, c);
-  }
-  float* workspace() const { return workspace_.get(); }
-  std::size_t workspace_floats() const { return workspace_floats_; }
+  // Enqueues one call on the stream: the route's kernels, its cuBLASLt algorithm, or cuBLAS when
+  // route is null. Scratch comes from the stream's lane, or from a graph allocation while the
+  // stream is being captured. Never synchronizes.
+  void run(const Route* route, cudaStream_t stream, const GemmCall& call);
+
   const std::string& arch() const { return arch_; }
   // Every route resolved so far (call only while no call is in flight, or accept stale counts).
   std::vector<const Route*> routes();
+  std::size_t lanes() { return lanes_.size(); }
 
  private:
+  struct KeyOf {
+    const ProblemKey& operator()(const Route& r) const noexcept { return r.key; }
+  };
+  struct HashKey {
+    std::uint64_t operator()(const ProblemKey& k) const noexcept { return hash_key(k); }
+  };
+  struct Pending {  // a route whose resolution failed for a reason that may pass
+    std::unique_ptr<Route> route;
+    std::chrono::steady_clock::time_point retry_at;
+  };
+
   const Route& resolve(const ProblemKey& key);
-  void fill(Route& r);
+  // Fills the route; false when something failed that may pass.
+  bool fill(Route& r);
   // The loaded kernel of an entry (stored cubin, else JIT for this arch); null when unbuildable
-  // or tuned with another version of the family's template.
-  const SgemmKernel* kernel(const TunedEntry& entry, std::string& why);
+  // or tuned with another version of the family's template. transient: the failure may pass.
+  const SgemmKernel* kernel(const TunedEntry& entry, std::string& why, bool& transient);
   // The checked plan of a "cublaslt" entry's algorithm; null when this cuBLAS cannot run it.
-  const CublasLtPlan* lt_plan(const TunedEntry& entry, std::string& why);
+  const CublasLtPlan* lt_plan(const TunedEntry& entry, std::string& why, bool& transient);
+
+  void run_in_lane(const Route* route, cudaStream_t stream, const GemmCall& call);
+  void run_captured(const Route* route, cudaStream_t stream, const GemmCall& call);
+  void cublas_sgemm(cublasHandle_t handle, const GemmCall& call);
 
   std::string name_, arch_;
+  int compute_major_ = 0;
   NearestRules rules_;
   std::map<ProblemKey, TunedEntry, ProblemKeyLess> exact_;
   std::vector<const TunedEntry*> pool_entries_;  // exact_ entries, in pool_ order
   std::vector<Neighbour> pool_;
-  CublasHandle cublas_{false};
-  std::atomic<cudaStream_t> cublas_stream_{nullptr};
-  std::mutex cublas_mutex_;
-  DeviceBuffer<float> workspace_;  // the largest any exact entry needs, allocated once
-  std::size_t workspace_floats_ = 0;
+  StreamLanes lanes_;
+  // cuBLASLt's handle (it holds no stream and no workspace), made with the first route needing it.
+  std::unique_ptr<CublasLtGemm> lt_;
+  std::mutex capture_mutex_;  // guards capture_cublas_
+  std::unique_ptr<CublasHandle> capture_cublas_;  // cuBLAS for calls being captured
 
   std::mutex resolve_mutex_;  // guards everything below, and inserts into table_
-  RouteTable table_;
-  std::map<ProblemKey, const Route*, ProblemKeyLess> overflow_;  // routes beyond the table
+  PublishedTable<Route, ProblemKey, KeyOf, HashKey> table_;
+  std::size_t untuned_routes_ = 0;
+  Route untracked_;  // the shared route once kMaxUntunedRoutes untuned problems have their own
+  std::map<ProblemKey, Pending, ProblemKeyLess> pending_;
   std::vector<std::unique_ptr<Route>> owned_;
   std::map<const TunedEntry*, std::unique_ptr<SgemmKernel>> kernels_;
-  // cuBLASLt (its handle and workspace) only once a route needs it, one plan per tuned problem.
-  std::unique_ptr<CublasLtGemm> lt_;
   std::vector<std::unique_ptr<CublasLtPlan>> lt_plans_;
-  std::map<const TunedEntry*, std::string> unbuildable_;
+  std::map<const TunedEntry*, std::string> unbuildable_;  // failures that do not pass
 };
 
 }  // namespace sgt
@@ -148,16 +159,19 @@ class DeviceState {
 struct sgemmContext {
   static constexpr int kMaxDevices = 64;
 
-  sgemmContext(std::vector<sgt::WinnerRecord> winners, sgt::NearestRules rules)
-      : winners(std::move(winners)), rules(rules) {}
+  sgemmContext(std::vector<sgt::WinnerRecord> winners, sgt::NearestRules rules,
+               std::string database)
+      : winners(std::move(winners)), rules(rules), database(std::move(database)) {}
 
-  // Of the current device; built on first use there (allocates), then a lock-free load.
+  // Of the current device; built on first use there, then a lock-free load. A thread with no
+  // current CUDA context gets the device's primary context made current, as the runtime would.
   sgt::DeviceState& device_state();
   // Writes the miss log if one is set (at sgemmDestroy). False when the file cannot be written.
   bool write_miss_log();
 
   std::vector<sgt::WinnerRecord> winners;
   sgt::NearestRules rules;
+  std::string database;  // the database read; empty when none is installed (cuBLAS serves all)
   std::atomic<cudaStream_t> stream{nullptr};
   std::atomic<bool> miss_log_on{false};
   std::mutex miss_log_mutex;

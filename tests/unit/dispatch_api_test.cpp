@@ -41,9 +41,12 @@ TEST(DispatchApi, InvalidArgumentsReturnInvalidValue) {
       {"lda < k (T)", SGEMM_OP_T, SGEMM_OP_N, 4, 4, 8, 4, 8, 4, false, false, false, false},
       {"ldb < k (N)", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 8, 4, 7, 4, false, false, false, false},
       {"ldb < n (T)", SGEMM_OP_N, SGEMM_OP_T, 4, 8, 4, 4, 7, 4, false, false, false, false},
+      {"lda < k (C)", SGEMM_OP_C, SGEMM_OP_N, 4, 4, 8, 4, 8, 4, false, false, false, false},
+      {"ldb < n (C)", SGEMM_OP_N, SGEMM_OP_C, 4, 8, 4, 4, 7, 4, false, false, false, false},
       {"ldc < m", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 4, 4, 4, 3, false, false, false, false},
       {"lda 0 with m 0", SGEMM_OP_N, SGEMM_OP_N, 0, 4, 4, 0, 4, 1, false, false, false, false},
       {"bad transa", static_cast<sgemmOperation_t>(7), SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, false, false, false},
+      {"bad transa 3", static_cast<sgemmOperation_t>(3), SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, false, false, false},
       {"bad transb", SGEMM_OP_N, static_cast<sgemmOperation_t>(-1), 4, 4, 4, 4, 4, 4, false, false, false, false},
       {"null alpha", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 4, 4, 4, 4, true, false, false, false},
       {"null beta", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, true, false, false},
@@ -75,6 +78,9 @@ TEST(DispatchApi, NullHandles) {
   EXPECT_EQ(sgemmSetStream(nullptr, nullptr), SGEMM_STATUS_NOT_INITIALIZED);
   EXPECT_EQ(sgemmSgemm(nullptr, SGEMM_OP_N, SGEMM_OP_N, 1, 1, 1, &one, buf, 1, buf, 1, &one, buf, 1),
             SGEMM_STATUS_NOT_INITIALIZED);
+  EXPECT_EQ(sgemmSgemmOnStream(nullptr, nullptr, SGEMM_OP_N, SGEMM_OP_N, 1, 1, 1, &one, buf, 1, buf,
+                               1, &one, buf, 1),
+            SGEMM_STATUS_NOT_INITIALIZED);
   char text[8];
   EXPECT_EQ(sgemmDescribe(nullptr, SGEMM_OP_N, SGEMM_OP_N, 1, 1, 1, 1, 1, 1, text, 8),
             SGEMM_STATUS_NOT_INITIALIZED);
@@ -88,6 +94,12 @@ TEST(DispatchApi, EmptyProblemsSucceedWithoutWork) {
   EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 0, 4, 4, &one, nullptr, 1, nullptr, 4, &one, nullptr, 1),
             SGEMM_STATUS_SUCCESS);
   EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 4, 0, 4, &one, nullptr, 4, nullptr, 4, &one, nullptr, 4),
+            SGEMM_STATUS_SUCCESS);
+  // CUBLAS_OP_C (2) is the transpose for real data, as in cuBLAS: op(A) is m x k, so lda >= k.
+  EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_C, SGEMM_OP_C, 0, 4, 8, &one, nullptr, 8, nullptr, 4, &one, nullptr, 1),
+            SGEMM_STATUS_SUCCESS);
+  EXPECT_EQ(sgemmSgemmOnStream(h, nullptr, SGEMM_OP_N, SGEMM_OP_N, 4, 0, 4, &one, nullptr, 4, nullptr,
+                               4, &one, nullptr, 4),
             SGEMM_STATUS_SUCCESS);
   sgemmDestroy(h);
 }
@@ -104,6 +116,13 @@ TEST(DispatchApi, DatabaseProblemsAreReported) {
   }
   const auto size = std::filesystem::file_size(junk);
   EXPECT_EQ(sgemmCreate(&h, junk.c_str()), SGEMM_STATUS_DATABASE_ERROR);
+  EXPECT_EQ(std::filesystem::file_size(junk), size);
+  // Named through the environment is named too: a database that cannot be opened is an error.
+  ::setenv("SGEMM_TUNER_DB", junk.c_str(), 1);
+  EXPECT_EQ(sgemmCreate(&h, nullptr), SGEMM_STATUS_DATABASE_ERROR);
+  ::setenv("SGEMM_TUNER_DB", "/nonexistent/dir/tuning.db", 1);
+  EXPECT_EQ(sgemmCreate(&h, nullptr), SGEMM_STATUS_DATABASE_ERROR);
+  ::unsetenv("SGEMM_TUNER_DB");
   EXPECT_EQ(std::filesystem::file_size(junk), size);
   std::filesystem::remove(junk);
 }

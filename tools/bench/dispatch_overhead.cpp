@@ -1,6 +1,8 @@
 // Host time per call on the warm path, with every call queued behind a spinning kernel so only
-// the enqueue cost is timed: a bare cuLaunchKernel, cublasSgemm, and sgemmSgemm (tuned exact,
-// and the cuBLAS fallback) on a 256^3 problem. Median of 7 runs of 200 calls.
+// the enqueue cost is timed: a bare cuLaunchKernel, cublasSgemm, and sgemmSgemm (a tuned kernel
+// of one launch, a tuned split-K kernel with its reduction, which takes the stream's lane, and
+// the cuBLAS fallback) on a 256^3 problem (256x256x1024 for the split). Median of 7 runs of 200
+// calls.
 //   dispatch_overhead [--db tuned.db] [--size 256] [--runs 7] [--calls 200]
 // Without --db a scratch database is made with one f1_simt winner for the NN problem.
 #include <cublas_v2.h>
@@ -42,9 +44,12 @@ extern "C" __global__ void spin_kernel(unsigned long long ns) {
 }
 )";
 
-// A bench-wide configuration of f1_simt that every recent GPU can run (64x64 tiles of 32x64 warps, no split-K).
+// Bench-wide configurations of f1_simt that every recent GPU can run (64x64 tiles of 32x64
+// warps): one launch, and a split of K in two summed by sgemm_reduce (a second launch and scratch).
 constexpr const char* kConfig =
     "BK=8,BM=64,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=3,TM=8,TN=8,WM=32,WN=64";
+constexpr const char* kSplitConfig =
+    "BK=8,BM=64,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REDUCE=0,REGDB=1,SPLITK=2,STAGES=3,TM=8,TN=8,WM=32,WN=64";
 
 std::string compile_helpers(const std::string& arch) {
   nvrtcProgram prog = nullptr;
@@ -64,23 +69,20 @@ std::string compile_helpers(const std::string& arch) {
   return cubin;
 }
 
-std::string make_database(const sgt::DeviceInfo& device, int size) {
-  const std::string path = std::filesystem::temp_directory_path() /
-                           ("sgemm_dispatch_overhead_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(path);
+sgt::WinnerRecord f1_winner(const sgt::DeviceInfo& device, const char* config, int m, int n, int k) {
   const sgt::Family& family = sgt::find_family("f1_simt");
-  const sgt::Knobs knobs = sgt::with_knobs_added_later(family, sgt::parse_knobs(kConfig));
+  const sgt::Knobs knobs = sgt::with_knobs_added_later(family, sgt::parse_knobs(config));
   sgt::ProblemKey p;
-  p.m = p.n = p.k = p.lda = p.ldb = p.ldc = size;
-  p.align = sgt::alignment_class(size, size, size, 0, 0, 0);
+  p.m = p.lda = p.ldc = m;
+  p.n = n;
+  p.k = p.ldb = k;
+  p.align = sgt::alignment_class(p.lda, p.ldb, p.ldc, 0, 0, 0);
   if (std::string why = sgt::failed_constraint(family, knobs, sgt::DeviceLimits{}); !why.empty())
     throw sgt::Error(sgt::ErrorKind::invalid_value, "bench config: " + why);
   if (std::string why = family.cannot_implement(knobs, p); !why.empty())
     throw sgt::Error(sgt::ErrorKind::invalid_value, "bench config: " + why);
   const sgt::CompileResult r = sgt::compile_template("f1_simt.cu", family.defines(knobs, p), device.arch());
   if (!r.ok) throw sgt::Error(sgt::ErrorKind::compile, r.log);
-  sgt::Database db = sgt::Database::open(path, sgt::OpenMode::create);
-  sgt::TuningStore store(db);
   sgt::WinnerRecord w;
   w.problem = p;
   w.gpu = {device.name, device.uuid, device.arch(), device.sm_count, device.l2_bytes,
@@ -94,7 +96,17 @@ std::string make_database(const sgt::DeviceInfo& device, int size) {
   w.cublas_us = 2;
   w.cubin.assign(r.cubin.begin(), r.cubin.end());
   w.cubin_arch = device.arch();
-  store.set_winner(w);
+  return w;
+}
+
+std::string make_database(const sgt::DeviceInfo& device, int size) {
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("sgemm_dispatch_overhead_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(path);
+  sgt::Database db = sgt::Database::open(path, sgt::OpenMode::create);
+  sgt::TuningStore store(db);
+  store.set_winner(f1_winner(device, kConfig, size, size, size));
+  store.set_winner(f1_winner(device, kSplitConfig, size, size, 4 * size));
   return path;
 }
 
@@ -139,7 +151,7 @@ int main_impl(int argc, char** argv) {
 
   cudaStream_t stream = nullptr;
   SGT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const std::size_t elems = static_cast<std::size_t>(size) * size;
+  const std::size_t elems = static_cast<std::size_t>(size) * size * 4;  // B of the split: size x 4 size
   sgt::DeviceBuffer<float> a(elems), b(elems), c(elems);
   SGT_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
   SGT_CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
@@ -159,6 +171,10 @@ int main_impl(int argc, char** argv) {
   if (!std::strstr(text, "\"source\":\"exact\""))
     throw sgt::Error(sgt::ErrorKind::internal,
                      "the tuned problem is not served by its tuned kernel");
+  sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, 4 * size, size, 4 * size, size, text, sizeof text);
+  std::printf("split:    %s\n", text);
+  if (!std::strstr(text, "\"source\":\"exact\""))
+    throw sgt::Error(sgt::ErrorKind::internal, "the split problem is not served by its tuned kernel");
   sgemmDescribe(h, SGEMM_OP_T, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
   std::printf("fallback: %s\n", text);
 
@@ -183,6 +199,11 @@ int main_impl(int argc, char** argv) {
        [&] {
          check(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, size, size, size, &alpha, a.get(), size,
                           b.get(), size, &beta, c.get(), size));
+       }},
+      {"sgemmSgemm split-K + reduce",
+       [&] {
+         check(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, size, size, 4 * size, &alpha, a.get(), size,
+                          b.get(), 4 * size, &beta, c.get(), size));
        }},
       {"sgemmSgemm cuBLAS fallback",
        [&] {

@@ -30,14 +30,18 @@ typedef enum {
   SGEMM_STATUS_INTERNAL_ERROR = 8
 } sgemmStatus_t;
 
-typedef enum { SGEMM_OP_N = 0, SGEMM_OP_T = 1 } sgemmOperation_t;
+/* The values of cublasOperation_t. For real data the conjugate transpose is the transpose. */
+typedef enum { SGEMM_OP_N = 0, SGEMM_OP_T = 1, SGEMM_OP_C = 2 } sgemmOperation_t;
 
-/* Opens the tuning database read-only. db_path NULL: $SGEMM_TUNER_DB, then the installed default. */
+/* Opens the tuning database read-only. db_path NULL: $SGEMM_TUNER_DB, then the installed default;
+ * with neither, the handle serves every call through cuBLAS (sgemmDescribe says so). A database
+ * that is named but cannot be read gives SGEMM_STATUS_DATABASE_ERROR. */
 SGEMM_API sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path);
 SGEMM_API sgemmStatus_t sgemmDestroy(sgemmHandle_t handle);
 /* Later calls on this handle are enqueued on the stream (0: the legacy default stream). */
 SGEMM_API sgemmStatus_t sgemmSetStream(sgemmHandle_t handle, cudaStream_t stream);
-/* C = alpha op(A) op(B) + beta C, exactly as cublasSgemm. */
+/* C = alpha op(A) op(B) + beta C, exactly as cublasSgemm. Any number of threads may call at once,
+ * on one handle or several, on one stream or many; see docs/dispatcher.md. */
 SGEMM_API sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa,
                                    sgemmOperation_t transb, int m, int n, int k,
                                    const float* alpha, const float* A, int lda, const float* B,
@@ -50,6 +54,14 @@ SGEMM_API sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t tra
 SGEMM_API const char* sgemmGetStatusString(sgemmStatus_t status);
 
 /* Extensions (beyond the cublasSgemm-shaped contract). */
+
+/* sgemmSgemm on the given stream instead of the handle's: for threads that share a handle but
+ * not a stream (sgemmSetStream is one setting of the handle, as cublasSetStream). */
+SGEMM_API sgemmStatus_t sgemmSgemmOnStream(sgemmHandle_t handle, cudaStream_t stream,
+                                           sgemmOperation_t transa, sgemmOperation_t transb, int m,
+                                           int n, int k, const float* alpha, const float* A,
+                                           int lda, const float* B, int ldb, const float* beta,
+                                           float* C, int ldc);
 
 /* Counts the calls of problems with no tuned entry (served by a nearest neighbour or cuBLAS) and
  * writes them at sgemmDestroy to path as a shape-list CSV, m,n,k,transa,transb,lda,ldb,ldc,calls,
