@@ -71,7 +71,7 @@ int run_bench(const BenchArgs& a) {
   const double peak_tflops = device.sm_count * 128.0 * 2.0 * device.default_clock_khz * 1e3 / 1e12;
   const double copy_tbps = measure_copy_tbps(stream.get());
   // The unit is named: the same configuration's lead over cuBLAS differs between units of one
-  // model by a few percent (tools/bench/results/2026-12-03-f2-raster/).
+  // model by a few percent (docs/findings.md, "Units of one model differ by a few percent").
   spdlog::info("{} ({}): FP32 peak {:.1f} TFLOP/s at {} MHz, device copy {:.2f} TB/s", device.name,
                device.uuid, peak_tflops, device.default_clock_khz / 1000, copy_tbps);
 

@@ -19,7 +19,7 @@ constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which laten
 constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
 // Packing's copies: sgemm_pack's launch, then bytes read plus written. Measured as packed points
 // less the same points in place on aligned twins: 8.7 us on 1023x1025x1027, 3.5 us on 257x511x129
-// (tools/bench/results/2026-12-02-pack-kernel; cudaMemcpy2DAsync took 16.9 and 6.4).
+// (docs/findings.md, "Packed operands"; cudaMemcpy2DAsync took 16.9 and 6.4).
 constexpr double kPackFixedUs = 3.0;
 constexpr double kPackTbps = 3.0;
 constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)

@@ -197,8 +197,8 @@ class F4Skinny final : public Family {
            const int pf = knob(k, "PF");
            return pf == 0 || (knob(k, "DIRECT") == 1 && pow2(pf) && pf >= 8 && pf <= 256);
          }},
-        // Measured (H200, exhaustive over DIRECT block shapes,
-        // tools/bench/results/2026-12-01-skinny-direct/): registers win on GEMV-like S
+        // Measured (H200, exhaustive over DIRECT block shapes; docs/findings.md, "Registers for
+        // GEMV, the ring for S = 16"): registers win on GEMV-like S
         // (4096x1x4096: 25.8 us against 28.2 for the ring); at S = 16 the ring wins (31.3 against
         // 43.5 for the best of 204 DIRECT shapes).
         {"direct_only_for_s_up_to_4",
