@@ -1,4 +1,4 @@
-// Settings and results of timing one or more kernels (docs: methodology.md; every setting is
+// Settings and results of timing one or more kernels (docs/measurement.md; every setting is
 // listed with its meaning in configs/measure.yaml, under the same name).
 #pragma once
 

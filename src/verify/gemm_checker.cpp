@@ -1,4 +1,4 @@
-// The three verification passes of methodology.md. Fresh data per check comes from the seed.
+// The three verification passes of docs/measurement.md. Fresh data per check comes from the seed.
 #include "verify/gemm_checker.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// The normwise error test of methodology.md, as pure functions (unit-tested on the host).
+// The normwise error test of docs/measurement.md, as pure functions (unit-tested on the host).
 #pragma once
 
 #include <cstdint>
