@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 1 || ! -f tools/device/${1}/steps.sh ]]; then
   echo "usage: tools/device/run.sh EXPERIMENT [PHASE...]; experiments:" \
-    $(cd tools/device && ls -d */ | tr -d /) >&2
+    $(cd tools/device && ls */steps.sh | cut -d/ -f1) >&2
   exit 2
 fi
 experiment=$1
