@@ -3,12 +3,12 @@
 // and timed in the same interleaved rounds.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/bench_problem.hpp"
 #include "cli/bench_row.hpp"
@@ -65,36 +65,38 @@ int run_bench(const BenchArgs& a) {
   Timer timer(device, settings.measure, stream.get());
   sgemmHandle_t handle = nullptr;
   if (const sgemmStatus_t st = sgemmCreate(&handle, a.db.c_str()); st != SGEMM_STATUS_SUCCESS)
-    throw Error(ErrorKind::database, fmt::format("sgemmCreate({}): {}", a.db, sgemmGetStatusString(st)));
+    throw Error(ErrorKind::database,
+                fmt::format("sgemmCreate({}): {}", a.db, sgemmGetStatusString(st)));
   sgemmSetStream(handle, stream.get());
 
   const double peak_tflops = device.sm_count * 128.0 * 2.0 * device.default_clock_khz * 1e3 / 1e12;
   const double copy_tbps = measure_copy_tbps(stream.get());
   // The unit is named: the same configuration's lead over cuBLAS differs between units of one
-  // model by a few percent (tools/bench/results/2026-12-03-f2-raster/).
+  // model by a few percent (docs/findings.md, "Units of one model differ by a few percent").
   spdlog::info("{} ({}): FP32 peak {:.1f} TFLOP/s at {} MHz, device copy {:.2f} TB/s", device.name,
                device.uuid, peak_tflops, device.default_clock_khz / 1000, copy_tbps);
 
   std::unique_ptr<CublasLtGemm> lt;
   if (a.lt_algos > 0) lt = std::make_unique<CublasLtGemm>();
-  const BenchContext ctx{settings, stream.get(), cublas, reference, utility, timer, lt.get(),
-                         a.lt_algos, peak_tflops, copy_tbps, a.seed};
+  const BenchContext ctx{settings, stream.get(), cublas,      reference, utility, timer,
+                         lt.get(), a.lt_algos,   peak_tflops, copy_tbps, a.seed};
 
   nlohmann::json rows = nlohmann::json::array();
   std::printf("%s\n", bench_table_header(lt != nullptr).c_str());
   std::vector<double> ratios, lt_ratios;
   for (const Shape& shape : shapes) {
     const ProblemKey& p = shape.problem.key;
-    const GemmFn dispatched = [&](cudaStream_t, float al, const float* x, const float* y, float be, float* c) {
-      const sgemmStatus_t st = sgemmSgemm(handle, op(p.transa), op(p.transb), p.m, p.n, p.k, &al, x, p.lda,
-                                          y, p.ldb, &be, c, p.ldc);
+    const GemmFn dispatched = [&](cudaStream_t, float al, const float* x, const float* y, float be,
+                                  float* c) {
+      const sgemmStatus_t st = sgemmSgemm(handle, op(p.transa), op(p.transb), p.m, p.n, p.k, &al, x,
+                                          p.lda, y, p.ldb, &be, c, p.ldc);
       if (st != SGEMM_STATUS_SUCCESS)
         throw Error(ErrorKind::internal, fmt::format("sgemmSgemm: {}", sgemmGetStatusString(st)));
     };
     BenchRow row = bench_problem(ctx, shape, dispatched);
     char description[1024] = {};
-    sgemmDescribe(handle, op(p.transa), op(p.transb), p.m, p.n, p.k, p.lda, p.ldb, p.ldc, description,
-                  sizeof description);
+    sgemmDescribe(handle, op(p.transa), op(p.transb), p.m, p.n, p.k, p.lda, p.ldb, p.ldc,
+                  description, sizeof description);
     row.route = nlohmann::json::parse(description);
     ratios.push_back(row.ratio);
     if (row.lt.has_result()) lt_ratios.push_back(row.lt.ratio);
@@ -103,11 +105,12 @@ int run_bench(const BenchArgs& a) {
     rows.push_back(bench_row_json(row));
   }
   const double geomean = geometric_mean(ratios);
-  std::printf("geomean ratio (cuBLAS time / tuned time): %.3f over %zu problems\n", geomean, ratios.size());
+  std::printf("geomean ratio (cuBLAS time / tuned time): %.3f over %zu problems\n", geomean,
+              ratios.size());
   const double lt_geomean = geometric_mean(lt_ratios);
   if (lt)
-    std::printf("geomean ratio (cuBLASLt best time / tuned time): %.3f over %zu problems\n", lt_geomean,
-                lt_ratios.size());
+    std::printf("geomean ratio (cuBLASLt best time / tuned time): %.3f over %zu problems\n",
+                lt_geomean, lt_ratios.size());
   sgemmDestroy(handle);
   if (!a.json.empty()) {
     const nlohmann::json doc = {
@@ -137,7 +140,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("bench", "Dispatcher vs cuBLAS over a shape list");
   cmd->add_option("--shapes", a->shapes, "Shape list")->required();
   cmd->add_option("--db", a->db, "Tuning database the dispatcher reads");
-  cmd->add_option("--settings", a->settings, "Measurement settings (default: configs/measure.yaml)");
+  cmd->add_option("--settings", a->settings,
+                  "Measurement settings (default: configs/measure.yaml)");
   cmd->add_option("--json", a->json, "Also write the results as JSON to this file");
   cmd->add_option("--seed", a->seed, "Data seed");
   cmd->add_option("--lt-algos", a->lt_algos,

@@ -25,7 +25,8 @@ std::optional<CublasLtPlan> plan_and_verify_lt(const BenchContext& ctx, const Pr
     spdlog::warn("cuBLASLt: {}", e.what());
     return std::nullopt;
   }
-  for (const LtAlgorithmCheck& c : check_lt_algorithms(*ctx.lt, *plan, checker, ctx.stream, ctx.seed + 31)) {
+  for (const LtAlgorithmCheck& c :
+       check_lt_algorithms(*ctx.lt, *plan, checker, ctx.stream, ctx.seed + 31)) {
     const LtAlgorithm& algorithm = plan->algorithms()[static_cast<std::size_t>(c.index)];
     LtAlgorithmRow row;
     row.index = c.index;
@@ -64,11 +65,12 @@ BenchRow bench_problem(const BenchContext& ctx, const Shape& shape, const GemmFn
   // tuner times its candidates.
   const OperandRotation operands(p, {checker.a(), checker.b(), checker.c()}, ctx.settings.measure,
                                  ctx.stream);
-  std::vector<RotatingLaunch> launches = {
-      operands.launch([&](cudaStream_t s, const OperandSet& o) {
-        ctx.cublas.sgemm(s, p, alpha, o.a, o.b, beta, o.c);
-      }),
-      operands.launch([&](cudaStream_t s, const OperandSet& o) { dispatched(s, alpha, o.a, o.b, beta, o.c); })};
+  std::vector<RotatingLaunch> launches = {operands.launch([&](cudaStream_t s, const OperandSet& o) {
+                                            ctx.cublas.sgemm(s, p, alpha, o.a, o.b, beta, o.c);
+                                          }),
+                                          operands.launch([&](cudaStream_t s, const OperandSet& o) {
+                                            dispatched(s, alpha, o.a, o.b, beta, o.c);
+                                          })};
   constexpr int kDispatcher = 1, kFirstLt = 2;
   for (const LtAlgorithmRow& a : row.lt.algorithms)
     if (a.correct)

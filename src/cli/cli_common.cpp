@@ -39,7 +39,8 @@ void add_problem_options(CLI::App& cmd, ProblemArgs& p) {
 }
 
 ProblemKey problem_key(const ProblemArgs& p) {
-  if (p.trans.size() != 2) throw Error(ErrorKind::invalid_value, "--trans takes two letters, e.g. NN or TN");
+  if (p.trans.size() != 2)
+    throw Error(ErrorKind::invalid_value, "--trans takes two letters, e.g. NN or TN");
   ProblemKey key;
   key.transa = parse_op(p.trans[0]);
   key.transb = parse_op(p.trans[1]);
@@ -51,7 +52,8 @@ ProblemKey problem_key(const ProblemArgs& p) {
   key.ldc = p.ldc;
   key = with_minimal_leading_dimensions(key);
   key.align = p.align > 0 ? p.align : alignment_class(key.lda, key.ldb, key.ldc, 0, 0, 0);
-  if (const std::string why = validate(key); !why.empty()) throw Error(ErrorKind::invalid_value, why);
+  if (const std::string why = validate(key); !why.empty())
+    throw Error(ErrorKind::invalid_value, why);
   return key;
 }
 

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 #include "space/problem.hpp"
@@ -11,9 +10,9 @@ namespace sgt::cli {
 
 // Exit codes (documented in README.md).
 constexpr int kExitOk = 0;
-constexpr int kExitError = 1;       // runtime failure (database, CUDA, compile)
-constexpr int kExitUsage = 2;       // bad arguments or input files
-constexpr int kExitNoGpu = 3;       // the verb needs a GPU and none is usable
+constexpr int kExitError = 1;  // runtime failure (database, CUDA, compile)
+constexpr int kExitUsage = 2;  // bad arguments or input files
+constexpr int kExitNoGpu = 3;  // the verb needs a GPU and none is usable
 constexpr int kExitInterrupted = 130;
 
 // $SGEMM_TUNER_DB, else $XDG_DATA_HOME (or ~/.local/share)/sgemm-tune/tuning.db.

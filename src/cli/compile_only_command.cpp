@@ -1,10 +1,10 @@
 // `sgemm-tune tune --compile-only`: every candidate of every problem compiled (and cached) for an
 // architecture, with no GPU; a table or JSON of counts and throughput.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/cli_common.hpp"
@@ -27,21 +27,28 @@ DeviceLimits compile_only_limits(const std::string& arch, int device) {
   DeviceLimits limits;
   limits.cc = parse_arch(arch);
   if (arch != "sm_90")
-    spdlog::warn("no {} GPU here: checking resources against sm_90 limits (227 KB shared memory, "
-                 "64K registers per SM)", arch);
+    spdlog::warn(
+        "no {} GPU here: checking resources against sm_90 limits (227 KB shared memory, "
+        "64K registers per SM)",
+        arch);
   return limits;
 }
 
 nlohmann::json to_json(const CompileOnlyResult& r) {
-  return {{"problem", r.problem.to_string()}, {"candidates", r.candidates}, {"compiled", r.compiled},
-          {"compile_failed", r.compile_failed}, {"resources_exceeded", r.resources_exceeded},
-          {"cache_hits", r.cache_hits}, {"seconds", r.seconds},
+  return {{"problem", r.problem.to_string()},
+          {"candidates", r.candidates},
+          {"compiled", r.compiled},
+          {"compile_failed", r.compile_failed},
+          {"resources_exceeded", r.resources_exceeded},
+          {"cache_hits", r.cache_hits},
+          {"seconds", r.seconds},
           {"candidates_per_second", r.per_second()}};
 }
 
 void print_row(const nlohmann::json& r) {
-  std::printf("%-44s %10d %9d %7d %9d %10d %8.1f %8.1f\n", r.at("problem").get<std::string>().c_str(),
-              r.at("candidates").get<int>(), r.at("compiled").get<int>(), r.at("compile_failed").get<int>(),
+  std::printf("%-44s %10d %9d %7d %9d %10d %8.1f %8.1f\n",
+              r.at("problem").get<std::string>().c_str(), r.at("candidates").get<int>(),
+              r.at("compiled").get<int>(), r.at("compile_failed").get<int>(),
               r.at("resources_exceeded").get<int>(), r.at("cache_hits").get<int>(),
               r.at("seconds").get<double>(), r.at("candidates_per_second").get<double>());
 }
@@ -53,7 +60,8 @@ int compile_only(const TuneArgs& a, const std::vector<Shape>& shapes, const std:
   std::string arch = a.arch;
   if (arch.empty()) {
     if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
-      spdlog::error("--compile-only without a GPU needs --arch (for example --arch sm_90): {}", why);
+      spdlog::error("--compile-only without a GPU needs --arch (for example --arch sm_90): {}",
+                    why);
       return kExitUsage;
     }
     arch = query_device(a.device).arch();
@@ -71,8 +79,8 @@ int compile_only(const TuneArgs& a, const std::vector<Shape>& shapes, const std:
   CompileOnly compiler(&store, options);
   const int threads = a.compile_threads > 0 ? a.compile_threads
                                             : static_cast<int>(std::thread::hardware_concurrency());
-  spdlog::info("compiling the candidates of {} problems for {} with {} threads{}", shapes.size(), arch,
-               threads, a.no_cache ? " (no cache)" : "");
+  spdlog::info("compiling the candidates of {} problems for {} with {} threads{}", shapes.size(),
+               arch, threads, a.no_cache ? " (no cache)" : "");
   install_interrupt_handlers();
   std::vector<CompileOnlyResult> results;
   for (const Shape& shape : shapes) {
@@ -82,9 +90,11 @@ int compile_only(const TuneArgs& a, const std::vector<Shape>& shapes, const std:
       return kExitInterrupted;
     }
     const CompileOnlyResult& r = results.emplace_back(compiler.run(shape.problem.key));
-    spdlog::info("{}: {} candidates, {} compiled, {} failed, {} over resources, {} cache hits, "
-                 "{:.1f} s ({:.1f}/s)", r.problem.to_string(), r.candidates, r.compiled,
-                 r.compile_failed, r.resources_exceeded, r.cache_hits, r.seconds, r.per_second());
+    spdlog::info(
+        "{}: {} candidates, {} compiled, {} failed, {} over resources, {} cache hits, "
+        "{:.1f} s ({:.1f}/s)",
+        r.problem.to_string(), r.candidates, r.compiled, r.compile_failed, r.resources_exceeded,
+        r.cache_hits, r.seconds, r.per_second());
   }
   compiler.finish("finished");
   nlohmann::json problems = nlohmann::json::array();
@@ -113,8 +123,8 @@ void print_compile_report(const nlohmann::json& problems, bool as_json) {
     std::printf("%s\n", nlohmann::json{{"problems", problems}, {"total", sum}}.dump(2).c_str());
     return;
   }
-  std::printf("\n%-44s %10s %9s %7s %9s %10s %8s %8s\n", "problem", "candidates", "compiled", "failed",
-              "resources", "cache hits", "seconds", "per s");
+  std::printf("\n%-44s %10s %9s %7s %9s %10s %8s %8s\n", "problem", "candidates", "compiled",
+              "failed", "resources", "cache hits", "seconds", "per s");
   for (const nlohmann::json& r : problems) print_row(r);
   sum["problem"] = "total";
   print_row(sum);

@@ -2,7 +2,6 @@
 // runner-ups, floor, failures), from the database alone; --ncu profiles the winner with Nsight
 // Compute where ncu and a GPU are present and summarises speed of light and stall reasons.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <stdlib.h>
 
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
@@ -48,19 +48,21 @@ int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_
             nlohmann::ordered_json* json) {
   std::string pattern = (fs::temp_directory_path() / "sgemm-tune-ncu-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr)
-    throw Error(ErrorKind::internal, fmt::format("{}: cannot create: {}", pattern, std::strerror(errno)));
+    throw Error(ErrorKind::internal,
+                fmt::format("{}: cannot create: {}", pattern, std::strerror(errno)));
   const fs::path dir = pattern;
-  const std::string name = fmt::format("explain-{}{}-{}x{}x{}", op_char(key.transa), op_char(key.transb),
-                                       key.m, key.n, key.k);
+  const std::string name = fmt::format("explain-{}{}-{}x{}x{}", op_char(key.transa),
+                                       op_char(key.transb), key.m, key.n, key.k);
   const fs::path shapes = dir / (name + ".csv");
   {
     std::ofstream out(shapes);
     out << report::shape_list_csv(key);
     if (!out) throw Error(ErrorKind::internal, fmt::format("{}: cannot write", shapes.string()));
   }
-  const report::NcuPlan plan = report::ncu_plan(self_path(), shapes.string(), fs::absolute(db_path).string(),
-                                                (dir / (name + ".ncu-rep")).string(),
-                                                w.family == kCublasFamily || w.family == kCublasLtFamily);
+  const report::NcuPlan plan =
+      report::ncu_plan(self_path(), shapes.string(), fs::absolute(db_path).string(),
+                       (dir / (name + ".ncu-rep")).string(),
+                       w.family == kCublasFamily || w.family == kCublasLtFamily);
   nlohmann::ordered_json j = {
       {"commands", {report::shell_line(plan.profile), report::shell_line(plan.print)}},
       {"report", plan.report_path}};
@@ -83,18 +85,20 @@ int profile(const ProblemKey& key, const WinnerRecord& w, const std::string& db_
     return finish(rc, error);
   };
   if (report::find_on_path("ncu").empty())
-    return cannot_run(kExitError, "ncu (Nsight Compute) is not on PATH; run explain --ncu where it is");
+    return cannot_run(kExitError,
+                      "ncu (Nsight Compute) is not on PATH; run explain --ncu where it is");
   if (const std::string why = gpu_unavailable_reason(); !why.empty())
     return cannot_run(kExitNoGpu, "needs a GPU: " + why);
   const DeviceInfo local = query_device(0);
   if (local.name != w.gpu.name)
-    spdlog::warn("the winner was tuned on {}, this GPU is {}: the profile is of this GPU", w.gpu.name,
-                 local.name);
+    spdlog::warn("the winner was tuned on {}, this GPU is {}: the profile is of this GPU",
+                 w.gpu.name, local.name);
   spdlog::info("profiling the winner with ncu (logs and report in {})", dir.string());
   try {
     const report::NcuSummary s = report::profile_with_ncu(
-        plan, dir.string(),
-        [](const std::vector<std::string>& argv, const std::string& out) { return report::run_command(argv, out); });
+        plan, dir.string(), [](const std::vector<std::string>& argv, const std::string& out) {
+          return report::run_command(argv, out);
+        });
     if (json) {
       j["summary"] = report::ncu_summary_json(s);
     } else {
@@ -118,7 +122,8 @@ int run_explain(const ExplainArgs& a) {
     if (w.problem == key && (a.gpu.empty() || w.gpu.name == a.gpu)) matches.push_back(std::move(w));
   if (matches.empty()) {
     if (a.json) std::printf("[]\n");
-    spdlog::error("{}{}: not tuned in {}", key.to_string(), a.arch.empty() ? "" : " on " + a.arch, a.db);
+    spdlog::error("{}{}: not tuned in {}", key.to_string(), a.arch.empty() ? "" : " on " + a.arch,
+                  a.db);
     return kExitError;
   }
   const bool colour = !a.json && report::colour_enabled(stdout);
@@ -149,16 +154,18 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ExplainArgs>();
   CLI::App* cmd = app.add_subcommand("explain", "Why the winner of a problem wins (no GPU needed)");
   add_problem_options(*cmd, a->problem);
-  cmd->add_option("--arch", a->arch, "Only this architecture, e.g. sm_90 (default: every one tuned)");
+  cmd->add_option("--arch", a->arch,
+                  "Only this architecture, e.g. sm_90 (default: every one tuned)");
   cmd->add_option("--gpu", a->gpu, "Only this GPU model, e.g. \"NVIDIA H200\"");
   cmd->add_option("--db", a->db, "Tuning database");
   cmd->add_option("--top", a->top, "Runner-ups to list (default 5)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--bandwidth-tbps", a->bandwidth_tbps, "Memory ceiling in TB/s (default 4.3)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->json, "JSON output");
-  cmd->add_flag("--ncu", a->ncu,
-                "Profile the winner with Nsight Compute where ncu and a GPU are present: speed of light, "
-                "occupancy, top stall reasons (else print the commands)");
+  cmd->add_flag(
+      "--ncu", a->ncu,
+      "Profile the winner with Nsight Compute where ncu and a GPU are present: speed of light, "
+      "occupancy, top stall reasons (else print the commands)");
   cmd->callback([a, &exit_code] {
     report::log_to_stderr();
     if (a->db.empty()) a->db = default_database_path();

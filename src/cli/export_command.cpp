@@ -2,13 +2,13 @@
 // back, merging into an existing database. Import rebuilds winners' cubins for their
 // architecture with NVRTC (no GPU needed), so the dispatcher needs no JIT on first call.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cli_common.hpp"
@@ -22,7 +22,8 @@
 namespace sgt::cli {
 namespace {
 
-int run_export(const std::string& db_path, const std::string& output, bool winners_only, bool cubins) {
+int run_export(const std::string& db_path, const std::string& output, bool winners_only,
+               bool cubins) {
   Database db = Database::open(db_path, OpenMode::read_only);
   TuningStore store(db);
   ExportOptions options;
@@ -52,8 +53,8 @@ int rebuild_cubins(TuningStore& store) {
           w.problem.to_string());
       continue;
     }
-    const CompileResult r = compile_template(family.name() + ".cu",
-                                             family.defines(parse_knobs(w.config), w.problem), w.gpu.arch);
+    const CompileResult r = compile_template(
+        family.name() + ".cu", family.defines(parse_knobs(w.config), w.problem), w.gpu.arch);
     if (!r.ok) {
       spdlog::warn("{}: {} no longer compiles; left for JIT", w.problem.to_string(), w.config);
       continue;
@@ -82,8 +83,9 @@ int run_import(const std::string& db_path, const std::string& input, bool build_
   const ImportSummary s = store.import_json(text.str());
   const int built = build_cubins ? rebuild_cubins(store) : 0;
   if (json) {
-    const nlohmann::ordered_json out = {{"database", db_path}, {"gpus", s.gpus}, {"software", s.software},
-                                        {"runs", s.runs}, {"candidates", s.candidates}, {"winners", s.winners},
+    const nlohmann::ordered_json out = {{"database", db_path},        {"gpus", s.gpus},
+                                        {"software", s.software},     {"runs", s.runs},
+                                        {"candidates", s.candidates}, {"winners", s.winners},
                                         {"cubins_compiled", built}};
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
@@ -107,7 +109,8 @@ void add_export_commands(CLI::App& app, int& exit_code) {
   ex->add_flag("--winners-only", e->winners_only, "Only the winners (no runs or candidates)");
   ex->add_flag("--cubins", e->cubins, "Include winners' cubins (base64)");
   ex->callback([e, &exit_code] {
-    exit_code = run_export(e->db.empty() ? default_database_path() : e->db, e->file, e->winners_only, e->cubins);
+    exit_code = run_export(e->db.empty() ? default_database_path() : e->db, e->file,
+                           e->winners_only, e->cubins);
   });
 
   auto i = std::make_shared<Args>();
@@ -117,7 +120,8 @@ void add_export_commands(CLI::App& app, int& exit_code) {
   im->add_flag("--no-cubins", i->no_build, "Do not compile winners' cubins");
   im->add_flag("--json", i->json, "Print what was imported as JSON");
   im->callback([i, &exit_code] {
-    exit_code = run_import(i->db.empty() ? default_database_path() : i->db, i->file, !i->no_build, i->json);
+    exit_code =
+        run_import(i->db.empty() ? default_database_path() : i->db, i->file, !i->no_build, i->json);
   });
 }
 

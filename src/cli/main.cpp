@@ -1,17 +1,19 @@
 // sgemm-tune: tune SGEMM kernels for the local GPU, query and list what was found.
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+#include <string>
+
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
 #include "report/terminal.hpp"
 
-#include <cstdio>
-#include <string>
-
 int main(int argc, char** argv) {
   // Log lines go to stderr, so stdout carries only results (tables, JSON, CSV).
   sgt::report::log_to_stderr();
-  CLI::App app{"sgemm-tune: an SGEMM autotuner (NVRTC kernels, verified against cuBLAS, stored in SQLite)", "sgemm-tune"};
+  CLI::App app{
+      "sgemm-tune: an SGEMM autotuner (NVRTC kernels, verified against cuBLAS, stored in SQLite)",
+      "sgemm-tune"};
   app.require_subcommand(1);
   // --quiet and --verbose after the verb too: a verb hands options it does not know to the app.
   app.fallthrough();
@@ -29,7 +31,9 @@ int main(int argc, char** argv) {
   sgt::cli::add_merge_command(app, exit_code);
   app.parse_complete_callback([&] {
     spdlog::set_pattern("%^%l%$: %v");
-    spdlog::set_level(quiet ? spdlog::level::err : verbose ? spdlog::level::debug : spdlog::level::info);
+    spdlog::set_level(quiet     ? spdlog::level::err
+                      : verbose ? spdlog::level::debug
+                                : spdlog::level::info);
   });
   // CLI11 reports a mistyped verb only as "a subcommand is required": name it.
   for (int i = 1; i < argc; ++i) {

@@ -63,9 +63,10 @@ std::vector<std::string> MpiWorld::gather(const std::string& mine) const {
   }
   if (total > 0x7fffffff) throw Error(ErrorKind::internal, "the ranks' results exceed 2 GiB");
   std::string buffer(static_cast<std::size_t>(total), '\0');
-  MPI_Gatherv(mine.data(), length, MPI_CHAR, buffer.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-              MPI_COMM_WORLD);
-  for (std::size_t r = 0; r < lengths.size(); ++r) all.push_back(buffer.substr(offsets[r], lengths[r]));
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, buffer.data(), lengths.data(), offsets.data(),
+              MPI_CHAR, 0, MPI_COMM_WORLD);
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    all.push_back(buffer.substr(offsets[r], lengths[r]));
 #endif
   return all;
 }

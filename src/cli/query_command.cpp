@@ -1,10 +1,10 @@
 // `sgemm-tune query M N K` and `sgemm-tune list`: what the database holds, without a GPU when
 // the architecture is given.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
@@ -25,7 +25,8 @@ struct QueryArgs {
 
 std::string local_arch_or_throw() {
   if (const std::string why = gpu_unavailable_reason(); !why.empty())
-    throw Error(ErrorKind::invalid_value, fmt::format("{}; give --arch (for example --arch sm_90)", why));
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("{}; give --arch (for example --arch sm_90)", why));
   return query_device(0).arch();
 }
 
@@ -86,7 +87,8 @@ int run_query(const QueryArgs& a) {
     for (const WinnerRecord& w : matches) out.push_back(winner_json(w));
     std::printf("%s\n", out.dump(2).c_str());
   } else if (matches.empty()) {
-    std::printf("%s on %s: not tuned (the dispatcher uses cuBLAS)\n", key.to_string().c_str(), arch.c_str());
+    std::printf("%s on %s: not tuned (the dispatcher uses cuBLAS)\n", key.to_string().c_str(),
+                arch.c_str());
   } else {
     for (const WinnerRecord& w : matches)
       std::printf("%s on %s (%s): %s %s  %.2f us, cuBLAS %.2f us, %.2fx%s\n",

@@ -52,11 +52,13 @@ int run_report(const ReportArgs& a) {
 
   if (!a.plot.empty()) {
     if (reports.empty()) {
-      spdlog::error("--plot: no tuned problems in {}{}", a.db, a.arch.empty() ? "" : " for " + a.arch);
+      spdlog::error("--plot: no tuned problems in {}{}", a.db,
+                    a.arch.empty() ? "" : " for " + a.arch);
       return kExitError;
     }
     const std::vector<std::string> pictures = report::draw_plots(reports, a.plot);
-    spdlog::info("wrote {} pictures to {} (gnuplot scripts and data beside them)", pictures.size(), a.plot);
+    spdlog::info("wrote {} pictures to {} (gnuplot scripts and data beside them)", pictures.size(),
+                 a.plot);
   }
   return kExitOk;
 }
@@ -65,15 +67,19 @@ int run_report(const ReportArgs& a) {
 
 void add_report_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ReportArgs>();
-  CLI::App* cmd = app.add_subcommand("report", "Tuned vs cuBLAS and the roofline, per problem (no GPU needed)");
+  CLI::App* cmd =
+      app.add_subcommand("report", "Tuned vs cuBLAS and the roofline, per problem (no GPU needed)");
   cmd->add_option("--db", a->db, "Tuning database");
   cmd->add_option("--arch", a->arch, "Only this architecture, e.g. sm_90");
   cmd->add_option("--format", a->format, "markdown (default), csv or json")
       ->check(CLI::IsMember({"markdown", "csv", "json"}));
   cmd->add_flag("--json", a->json, "Same as --format json");
-  cmd->add_option("-o,--output", a->output, "Write the report to this file (default: standard output)");
-  cmd->add_option("--plot", a->plot, "Also draw roofline and speedup charts (PNG, SVG) into this folder");
-  cmd->add_option("--bandwidth-tbps", a->bandwidth_tbps, "Memory ceiling in TB/s (default 4.3, H200 HBM3e)")
+  cmd->add_option("-o,--output", a->output,
+                  "Write the report to this file (default: standard output)");
+  cmd->add_option("--plot", a->plot,
+                  "Also draw roofline and speedup charts (PNG, SVG) into this folder");
+  cmd->add_option("--bandwidth-tbps", a->bandwidth_tbps,
+                  "Memory ceiling in TB/s (default 4.3, H200 HBM3e)")
       ->check(CLI::PositiveNumber);
   cmd->callback([a, &exit_code] {
     report::log_to_stderr();

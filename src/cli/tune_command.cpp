@@ -4,7 +4,6 @@
 // same command resumes.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -72,8 +72,9 @@ std::vector<int> parse_devices(const std::string& text, int fallback) {
       used = 0;
     }
     if (used != item.size() || item.empty() || d < 0)
-      throw Error(ErrorKind::invalid_value,
-                  fmt::format("--devices: '{}' is not a device ordinal (expected all or 0,1,...)", item));
+      throw Error(
+          ErrorKind::invalid_value,
+          fmt::format("--devices: '{}' is not a device ordinal (expected all or 0,1,...)", item));
     out.push_back(d);
   }
   if (static_cast<int>(out.size()) > ProblemQueue::kMaxWorkers)
@@ -103,11 +104,13 @@ LocalRun run_local(const TuneArgs& a, const std::vector<Shape>& shapes, const st
     }
     for (int d : devices)
       if (d >= visible)
-        throw Error(ErrorKind::invalid_value,
-                    fmt::format("--devices {}: GPU {} is not visible ({} GPUs)", a.devices, d, visible));
+        throw Error(
+            ErrorKind::invalid_value,
+            fmt::format("--devices {}: GPU {} is not visible ({} GPUs)", a.devices, d, visible));
   }
   std::string pattern = (fs::temp_directory_path() / "sgemm-tune-run-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw Error(ErrorKind::internal, "cannot create a temporary folder");
+  if (!mkdtemp(pattern.data()))
+    throw Error(ErrorKind::internal, "cannot create a temporary folder");
   const fs::path results_dir = pattern;
   ProblemQueue queue(static_cast<int>(shapes.size()), static_cast<int>(devices.size()));
 
@@ -147,7 +150,8 @@ LocalRun run_local(const TuneArgs& a, const std::vector<Shape>& shapes, const st
     signal(SIGINT, SIG_IGN);  // the workers (same process group) stop cleanly on Ctrl-C
     for (pid_t pid : children) {
       int status = 0;
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
       run.exit_code = worst(run.exit_code, WIFEXITED(status) ? WEXITSTATUS(status) : kExitError);
     }
   }
@@ -179,25 +183,28 @@ void print_results(const std::vector<json>& results, std::size_t problems, bool 
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
-  std::printf("\n%-52s %-10s %-8s %12s %12s %8s\n", "problem", "winner", "where", "tuned us", "cuBLAS us",
-              "speedup");
+  std::printf("\n%-52s %-10s %-8s %12s %12s %8s\n", "problem", "winner", "where", "tuned us",
+              "cuBLAS us", "speedup");
   for (const json& r : results) {
     const double tuned = r.at("tuned_us"), cublas = r.at("cublas_us");
-    std::printf("%-52s %-10s %-8s %12.2f %12.2f %7.2fx\n", r.at("problem").get<std::string>().c_str(),
-                r.at("family").get<std::string>().c_str(),
-                where(r).c_str(),
-                tuned, cublas, tuned > 0 ? cublas / tuned : 0.0);
+    std::printf("%-52s %-10s %-8s %12.2f %12.2f %7.2fx\n",
+                r.at("problem").get<std::string>().c_str(),
+                r.at("family").get<std::string>().c_str(), where(r).c_str(), tuned, cublas,
+                tuned > 0 ? cublas / tuned : 0.0);
   }
   if (results.size() < problems)
-    std::printf("%zu of %zu problems not finished (interrupted or out of time budget; the same "
-                "command goes on)\n", problems - results.size(), problems);
+    std::printf(
+        "%zu of %zu problems not finished (interrupted or out of time budget; the same "
+        "command goes on)\n",
+        problems - results.size(), problems);
 }
 
 std::vector<Shape> sorted_shapes(const std::string& path) {
   std::vector<Shape> shapes = load_shape_list(path);
   // A dispatcher miss log: what the application spent most time on comes first.
   std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& x, const Shape& y) {
-    return static_cast<double>(x.calls) * flops(x.problem.key) > static_cast<double>(y.calls) * flops(y.problem.key);
+    return static_cast<double>(x.calls) * flops(x.problem.key) >
+           static_cast<double>(y.calls) * flops(y.problem.key);
   });
   return shapes;
 }
@@ -237,7 +244,8 @@ int run_tune(TuneArgs a, const std::string& cmd) {
     shapes = all_shapes;
   } else {
     // Round-robin over the sorted list, so every rank gets a share of the heavy problems.
-    for (std::size_t i = world.rank(); i < all_shapes.size(); i += world.size()) shapes.push_back(all_shapes[i]);
+    for (std::size_t i = world.rank(); i < all_shapes.size(); i += world.size())
+      shapes.push_back(all_shapes[i]);
     a.host = fmt::format("{}/rank {} of {}", world.host(), world.rank(), world.size());
     a.db = rank_database(a.db, world.rank(), world.size());
     if (a.devices.empty() && !a.compile_only)
@@ -277,8 +285,11 @@ int run_tune(TuneArgs a, const std::string& cmd) {
     options.include_cubins = true;
     dump = TuningStore(d).export_json(options);
   }
-  const json mine = {{"rank", world.rank()}, {"code", code}, {"dump", dump},
-                     {"results", results}, {"compile", report}};
+  const json mine = {{"rank", world.rank()},
+                     {"code", code},
+                     {"dump", dump},
+                     {"results", results},
+                     {"compile", report}};
   const std::vector<std::string> gathered = world.gather(mine.dump());
   code = world.max_over_ranks(code == kExitInterrupted ? 128 : code);
   if (code == 128) code = kExitInterrupted;
@@ -302,8 +313,8 @@ int run_tune(TuneArgs a, const std::string& cmd) {
       else
         print_results(all_results, all_shapes.size(), a.json);
     } catch (const std::exception& e) {
-      spdlog::error("merging the ranks' results into {}: {} (each rank's database is kept)", target_db,
-                    e.what());
+      spdlog::error("merging the ranks' results into {}: {} (each rank's database is kept)",
+                    target_db, e.what());
       merge_failed = 1;
     }
   }
@@ -323,7 +334,8 @@ void install_interrupt_handlers() {
 }
 
 bool past(std::chrono::system_clock::time_point deadline) {
-  return deadline != std::chrono::system_clock::time_point{} && std::chrono::system_clock::now() >= deadline;
+  return deadline != std::chrono::system_clock::time_point{} &&
+         std::chrono::system_clock::now() >= deadline;
 }
 
 Database open_tuning_database(const std::string& path) {
@@ -335,21 +347,27 @@ Database open_tuning_database(const std::string& path) {
 void add_tune_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "tune", "Tune every problem of a shape list on this host's GPUs (or the ranks of an MPI job)");
-  CLI::Option* shapes = cmd->add_option("--shapes", args->shapes, "Shape list (CSV with header m,n,k,... or YAML)");
-  CLI::Option* misses = cmd->add_option("--from-misses", args->shapes,
-                                        "A dispatcher miss log (SGEMM_DISPATCH_MISS_LOG): heaviest first");
+      "tune",
+      "Tune every problem of a shape list on this host's GPUs (or the ranks of an MPI job)");
+  CLI::Option* shapes =
+      cmd->add_option("--shapes", args->shapes, "Shape list (CSV with header m,n,k,... or YAML)");
+  CLI::Option* misses =
+      cmd->add_option("--from-misses", args->shapes,
+                      "A dispatcher miss log (SGEMM_DISPATCH_MISS_LOG): heaviest first");
   shapes->excludes(misses);
   misses->excludes(shapes);
-  cmd->add_option("--db", args->db, "Tuning database (default: $SGEMM_TUNER_DB or the per-user one)");
+  cmd->add_option("--db", args->db,
+                  "Tuning database (default: $SGEMM_TUNER_DB or the per-user one)");
   cmd->add_option("--space", args->space, "Search space file or folder (default: configs/spaces)");
-  cmd->add_option("--settings", args->settings, "Measurement settings (default: configs/measure.yaml)");
+  cmd->add_option("--settings", args->settings,
+                  "Measurement settings (default: configs/measure.yaml)");
   cmd->add_option("--strategy", args->strategy,
                   "Search: model (cost model, warm start, local search), exhaustive or random")
       ->check(CLI::IsMember({"model", "exhaustive", "random"}));
   cmd->add_option("--max-candidates", args->max_candidates,
                   fmt::format("At most this many candidates per problem (default {}; not with "
-                              "--strategy exhaustive)", kDefaultCandidateBudget))
+                              "--strategy exhaustive)",
+                              kDefaultCandidateBudget))
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--lt-algos", args->lt_algos,
                   "cuBLASLt's top K heuristic algorithms contend for each winner beside cuBLAS "
@@ -363,13 +381,17 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--compile-only", args->compile_only,
                 "Compile (and cache) every candidate with no GPU; report counts and throughput");
-  cmd->add_option("--arch", args->arch, "With --compile-only: target architecture (default: the GPU's)");
-  cmd->add_option("--compile-threads", args->compile_threads, "NVRTC worker threads (default: one per core)");
+  cmd->add_option("--arch", args->arch,
+                  "With --compile-only: target architecture (default: the GPU's)");
+  cmd->add_option("--compile-threads", args->compile_threads,
+                  "NVRTC worker threads (default: one per core)");
   cmd->add_option("--device", args->device, "CUDA device ordinal");
-  cmd->add_option("--devices", args->devices,
-                  "Tune on several GPUs of this host: all, or ordinals such as 0,1 (one worker each)");
+  cmd->add_option(
+      "--devices", args->devices,
+      "Tune on several GPUs of this host: all, or ordinals such as 0,1 (one worker each)");
   cmd->add_option("--seed", args->seed, "Seed of the timing data");
-  cmd->add_option("--clocks", args->clocks, "Clock policy")->check(CLI::IsMember({"observe", "lock"}));
+  cmd->add_option("--clocks", args->clocks, "Clock policy")
+      ->check(CLI::IsMember({"observe", "lock"}));
   cmd->add_option("--lock-clocks", args->lock_clocks, "With --clocks lock: base, max or MHz");
   cmd->add_flag("--retune", args->retune, "Measure again what the database already holds");
   cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");
@@ -385,7 +407,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--max-candidates", "an exhaustive search takes every candidate");
     static const std::regex device_list("all|[0-9]+(,[0-9]+)*");
     if (!args->devices.empty() && !std::regex_match(args->devices, device_list))
-      throw CLI::ValidationError("--devices", "'" + args->devices + "': expected all or ordinals like 0,1");
+      throw CLI::ValidationError("--devices",
+                                 "'" + args->devices + "': expected all or ordinals like 0,1");
     if (!args->arch.empty() && !args->compile_only)
       throw CLI::ValidationError("--arch", "only with --compile-only (tuning uses the GPU's)");
     (void)app;
@@ -393,4 +416,4 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   });
 }
 
-}  // namespace sgt
+}  // namespace sgt::cli

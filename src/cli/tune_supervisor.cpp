@@ -3,7 +3,6 @@
 #include "cli/tune_supervisor.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -13,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/cli_common.hpp"
@@ -25,8 +25,14 @@ namespace {
 using json = nlohmann::json;
 
 json to_json(const ProblemKey& p) {
-  return {{"transa", op_char(p.transa) == 'N' ? 0 : 1}, {"transb", op_char(p.transb) == 'N' ? 0 : 1},
-          {"m", p.m}, {"n", p.n}, {"k", p.k}, {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc},
+  return {{"transa", op_char(p.transa) == 'N' ? 0 : 1},
+          {"transb", op_char(p.transb) == 'N' ? 0 : 1},
+          {"m", p.m},
+          {"n", p.n},
+          {"k", p.k},
+          {"lda", p.lda},
+          {"ldb", p.ldb},
+          {"ldc", p.ldc},
           {"align", p.align}};
 }
 
@@ -62,7 +68,8 @@ void record_failure(const std::string& db_path, const RunContext& run, Candidate
     TuningStore store(db);
     store.record_candidate(run.run_id, run.gpu, run.software, rec);
   } catch (const Error& e) {
-    spdlog::error("could not record the failed candidate {} {}: {}", rec.family, rec.config, e.what());
+    spdlog::error("could not record the failed candidate {} {}: {}", rec.family, rec.config,
+                  e.what());
   }
 }
 
@@ -75,7 +82,8 @@ void WorkerChannel::send(const std::string& line) const {
   [[maybe_unused]] const ssize_t n = ::write(fd_, text.data(), text.size());
 }
 
-void WorkerChannel::run_started(std::int64_t run_id, const GpuRecord& g, const SoftwareRecord& s) const {
+void WorkerChannel::run_started(std::int64_t run_id, const GpuRecord& g,
+                                const SoftwareRecord& s) const {
   send("R " + json{{"run", run_id},
                    {"gpu", {g.name, g.uuid, g.arch, g.sm_count, g.l2_bytes, g.default_clock_mhz}},
                    {"software", {s.driver, s.runtime, s.nvrtc, s.cublas}}}
@@ -87,18 +95,23 @@ void WorkerChannel::candidate(const CandidateRecord& r, bool started) const {
     send("D");
     return;
   }
-  send("C " + json{{"problem", to_json(r.problem)}, {"family", r.family}, {"config", r.config},
-                   {"hash", r.template_hash}, {"registers", r.registers},
+  send("C " + json{{"problem", to_json(r.problem)},
+                   {"family", r.family},
+                   {"config", r.config},
+                   {"hash", r.template_hash},
+                   {"registers", r.registers},
                    {"smem", r.smem_bytes}}
                   .dump());
 }
 
-int supervise(const std::function<int(const WorkerChannel&)>& worker, const SupervisorSettings& settings) {
+int supervise(const std::function<int(const WorkerChannel&)>& worker,
+              const SupervisorSettings& settings) {
   signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the worker (same process group), which stops cleanly
   signal(SIGTERM, forward_signal);
   for (int restarts = 0;; ++restarts) {
     int fds[2];
-    if (pipe(fds) != 0) throw Error(ErrorKind::internal, fmt::format("pipe: {}", std::strerror(errno)));
+    if (pipe(fds) != 0)
+      throw Error(ErrorKind::internal, fmt::format("pipe: {}", std::strerror(errno)));
     const pid_t pid = fork();
     if (pid < 0) throw Error(ErrorKind::internal, fmt::format("fork: {}", std::strerror(errno)));
     if (pid == 0) {
@@ -155,8 +168,9 @@ int supervise(const std::function<int(const WorkerChannel&)>& worker, const Supe
               rec.registers = j.at("registers");
               rec.smem_bytes = j.at("smem");
               in_flight = rec;
-              deadline = std::chrono::steady_clock::now() +
-                         std::chrono::milliseconds(static_cast<long>(settings.candidate_timeout_s * 1000));
+              deadline =
+                  std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<long>(settings.candidate_timeout_s * 1000));
             }
           } catch (const std::exception& e) {
             spdlog::warn("worker sent an unreadable line: {}", e.what());
@@ -185,15 +199,17 @@ int supervise(const std::function<int(const WorkerChannel&)>& worker, const Supe
       rec.message = killed_by_watchdog
                         ? fmt::format("no result within {:.0f} s; the worker process was killed",
                                       settings.candidate_timeout_s)
-                        : clean_exit ? fmt::format("the worker process exited with status {}", code)
-                                     : fmt::format("the worker process died: {}", strsignal(WTERMSIG(status)));
+                    : clean_exit
+                        ? fmt::format("the worker process exited with status {}", code)
+                        : fmt::format("the worker process died: {}", strsignal(WTERMSIG(status)));
       record_failure(settings.db_path, run, rec);
       spdlog::warn("{} {}: {} (recorded as {})", rec.family, rec.config, rec.message,
                    outcome_name(rec.outcome));
     } else if (clean_exit && code != kExitRestartWorker) {
       return code;  // finished, or failed in a way a restart would not mend
     } else if (!clean_exit) {
-      spdlog::error("the worker process died outside any candidate: {}", strsignal(WTERMSIG(status)));
+      spdlog::error("the worker process died outside any candidate: {}",
+                    strsignal(WTERMSIG(status)));
       return kExitError;
     }
     if (restarts + 1 > settings.max_restarts) {

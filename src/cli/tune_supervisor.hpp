@@ -34,6 +34,7 @@ struct SupervisorSettings {
 
 // Runs worker(fd) in a child process (fd: its control pipe) until it finishes, restarting it
 // after each candidate that crashed or hung. Returns the worker's final exit code.
-int supervise(const std::function<int(const WorkerChannel&)>& worker, const SupervisorSettings& settings);
+int supervise(const std::function<int(const WorkerChannel&)>& worker,
+              const SupervisorSettings& settings);
 
 }  // namespace sgt::cli

@@ -2,13 +2,13 @@
 // into the database, appending each finished problem's result for the run's final table.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.hpp"
 #include "cli/tune_args.hpp"
@@ -25,17 +25,33 @@ namespace {
 
 struct Interrupted {};
 
-nlohmann::json result_line(int index, int device, const std::string& gpu, const std::string& strategy,
-                           const ProblemResult& r) {
-  return {{"index", index}, {"device", device}, {"gpu", gpu},
-          {"problem", r.problem.to_string()}, {"family", r.family}, {"config", r.config},
-          {"tuned_us", r.winner_us}, {"cublas_us", r.cublas_us}, {"best_own_us", r.best_candidate_us},
-          {"tie_band", r.tie_band}, {"candidates", r.candidates}, {"measured", r.measured},
-          {"ok", r.ok}, {"failed", r.failed}, {"resumed", r.resumed}, {"seconds", r.seconds},
-          {"compile_wait_s", r.compile_wait_s}, {"budget_note", r.budget_note},
-          {"strategy", strategy}, {"already_tuned", r.already_tuned},
-          {"clock_policy", r.clock_policy}, {"sm_clock_mhz", r.sm_clock_mhz},
-          {"rounds", r.rounds}, {"discarded_rounds", r.discarded_rounds}, {"reason", r.reason}};
+nlohmann::json result_line(int index, int device, const std::string& gpu,
+                           const std::string& strategy, const ProblemResult& r) {
+  return {{"index", index},
+          {"device", device},
+          {"gpu", gpu},
+          {"problem", r.problem.to_string()},
+          {"family", r.family},
+          {"config", r.config},
+          {"tuned_us", r.winner_us},
+          {"cublas_us", r.cublas_us},
+          {"best_own_us", r.best_candidate_us},
+          {"tie_band", r.tie_band},
+          {"candidates", r.candidates},
+          {"measured", r.measured},
+          {"ok", r.ok},
+          {"failed", r.failed},
+          {"resumed", r.resumed},
+          {"seconds", r.seconds},
+          {"compile_wait_s", r.compile_wait_s},
+          {"budget_note", r.budget_note},
+          {"strategy", strategy},
+          {"already_tuned", r.already_tuned},
+          {"clock_policy", r.clock_policy},
+          {"sm_clock_mhz", r.sm_clock_mhz},
+          {"rounds", r.rounds},
+          {"discarded_rounds", r.discarded_rounds},
+          {"reason", r.reason}};
 }
 
 }  // namespace
@@ -50,15 +66,16 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
 
   TuneOptions options;
   options.space_path = a.space.empty() ? default_config_path("spaces") : a.space;
-  const std::string settings_path = a.settings.empty() ? default_config_path("measure.yaml") : a.settings;
+  const std::string settings_path =
+      a.settings.empty() ? default_config_path("measure.yaml") : a.settings;
   options.settings = load_tuning_settings(settings_path);
   options.settings.measure.clock_policy = a.clocks;
   options.settings.measure.lock_clocks = a.lock_clocks;
   // The host's cores are shared by its workers' compile pools.
-  options.compile_threads = a.compile_threads > 0
-                                ? a.compile_threads
-                                : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) /
-                                                  queue.workers());
+  options.compile_threads =
+      a.compile_threads > 0
+          ? a.compile_threads
+          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / queue.workers());
   options.strategy = parse_strategy(a.strategy);
   options.max_candidates = a.max_candidates >= 0 ? a.max_candidates : kDefaultCandidateBudget;
   options.lt_algos = a.lt_algos;
@@ -71,7 +88,9 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
   options.host = a.host;
   options.cache_dir = a.no_cache ? "" : default_compile_cache_dir();
   if (channel.active())
-    options.on_candidate = [&channel](const CandidateRecord& r, bool started) { channel.candidate(r, started); };
+    options.on_candidate = [&channel](const CandidateRecord& r, bool started) {
+      channel.candidate(r, started);
+    };
 
   Database db = open_tuning_database(a.db);
   TuningStore store(db);
@@ -82,40 +101,47 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
 
   install_interrupt_handlers();
   // Several workers share the terminal: only a single one draws a progress line (not with -q).
-  const bool tty = isatty(STDERR_FILENO) && queue.workers() == 1 && spdlog::should_log(spdlog::level::info);
+  const bool tty =
+      isatty(STDERR_FILENO) && queue.workers() == 1 && spdlog::should_log(spdlog::level::info);
   const auto run_started = std::chrono::steady_clock::now();
   RunClock clock;
   std::ofstream results(slot.results_path, std::ios::app);
   try {
     for (;;) {
       if (past(a.deadline)) {
-        spdlog::warn("run time budget of {:g} s reached: problems left are not started (the same "
-                     "command with a new budget goes on)", a.time_budget_s);
+        spdlog::warn(
+            "run time budget of {:g} s reached: problems left are not started (the same "
+            "command with a new budget goes on)",
+            a.time_budget_s);
         break;
       }
       const int i = queue.take(slot.slot);
       if (i < 0) break;
-      ProblemResult r = tuner.tune(shapes[i].problem, i, static_cast<int>(shapes.size()), [&](const Progress& p) {
-        clock.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
-        if (tty) {
-          std::fprintf(stderr, "\r\033[K%s", format_progress(p, clock).c_str());
-          std::fflush(stderr);
-        }
-        if (interrupt_requested()) throw Interrupted{};
-      });
+      ProblemResult r =
+          tuner.tune(shapes[i].problem, i, static_cast<int>(shapes.size()), [&](const Progress& p) {
+            clock.elapsed_s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started)
+                    .count();
+            if (tty) {
+              std::fprintf(stderr, "\r\033[K%s", format_progress(p, clock).c_str());
+              std::fflush(stderr);
+            }
+            if (interrupt_requested()) throw Interrupted{};
+          });
       if (tty) std::fprintf(stderr, "\r\033[K");
       if (!r.already_tuned) {
         clock.finished_problems_s += r.seconds;
         ++clock.finished_problems;
       }
-      spdlog::info("{}: {} {} {:.2f} us, cuBLAS {:.2f} us ({}; {} measured, {} ok, {} failed, "
-                   "{} resumed{}; {:.1f} s, {:.1f} s waiting for compiles; clocks {}, SM {:.0f} MHz "
-                   "observed, {} rounds, {} discarded)",
-                   r.problem.to_string(), r.family, r.config, r.winner_us, r.cublas_us, r.reason,
-                   r.measured, r.ok, r.failed, r.resumed,
-                   r.budget_note.empty() ? "" : "; " + r.budget_note, r.seconds, r.compile_wait_s,
-                   r.clock_policy, r.sm_clock_mhz, r.rounds, r.discarded_rounds);
-      results << result_line(i, slot.device, tuner.device().name, a.strategy, r).dump() << "\n" << std::flush;
+      spdlog::info(
+          "{}: {} {} {:.2f} us, cuBLAS {:.2f} us ({}; {} measured, {} ok, {} failed, "
+          "{} resumed{}; {:.1f} s, {:.1f} s waiting for compiles; clocks {}, SM {:.0f} MHz "
+          "observed, {} rounds, {} discarded)",
+          r.problem.to_string(), r.family, r.config, r.winner_us, r.cublas_us, r.reason, r.measured,
+          r.ok, r.failed, r.resumed, r.budget_note.empty() ? "" : "; " + r.budget_note, r.seconds,
+          r.compile_wait_s, r.clock_policy, r.sm_clock_mhz, r.rounds, r.discarded_rounds);
+      results << result_line(i, slot.device, tuner.device().name, a.strategy, r).dump() << "\n"
+              << std::flush;
       queue.done(slot.slot);
     }
   } catch (const ContextLost& e) {

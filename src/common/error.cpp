@@ -25,14 +25,13 @@ void throw_cuda_error(int code, const char* call, const char* file, int line) {
 }
 
 void throw_driver_error(int code, const char* call, const char* file, int line) {
-  throw Error(ErrorKind::cuda, fmt::format("{} failed: {}", where(call, file, line),
-                                           driver_error_name(code)));
+  throw Error(ErrorKind::cuda,
+              fmt::format("{} failed: {}", where(call, file, line), driver_error_name(code)));
 }
 
 void throw_nvrtc_error(int code, const char* call, const char* file, int line) {
-  throw Error(ErrorKind::compile,
-              fmt::format("{} failed: {}", where(call, file, line),
-                          nvrtcGetErrorString(static_cast<nvrtcResult>(code))));
+  throw Error(ErrorKind::compile, fmt::format("{} failed: {}", where(call, file, line),
+                                              nvrtcGetErrorString(static_cast<nvrtcResult>(code))));
 }
 
 void throw_cublas_error(int code, const char* call, const char* file, int line) {

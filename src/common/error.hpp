@@ -53,30 +53,30 @@ bool cuda_ok_noexcept(int code) noexcept;
 
 }  // namespace sgt
 
-#define SGT_CUDA_CHECK(call)                                                          \
-  do {                                                                                \
-    const int sgt_code_ = static_cast<int>(call);                                     \
+#define SGT_CUDA_CHECK(call)                                                           \
+  do {                                                                                 \
+    const int sgt_code_ = static_cast<int>(call);                                      \
     if (sgt_code_ != 0) ::sgt::throw_cuda_error(sgt_code_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // Checks the launch just made (launch errors surface through cudaGetLastError).
 #define SGT_CUDA_CHECK_LAST() SGT_CUDA_CHECK(cudaGetLastError())
 
-#define SGT_CU_CHECK(call)                                                              \
-  do {                                                                                  \
-    const int sgt_code_ = static_cast<int>(call);                                       \
+#define SGT_CU_CHECK(call)                                                               \
+  do {                                                                                   \
+    const int sgt_code_ = static_cast<int>(call);                                        \
     if (sgt_code_ != 0) ::sgt::throw_driver_error(sgt_code_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define SGT_NVRTC_CHECK(call)                                                          \
-  do {                                                                                 \
-    const int sgt_code_ = static_cast<int>(call);                                      \
+#define SGT_NVRTC_CHECK(call)                                                           \
+  do {                                                                                  \
+    const int sgt_code_ = static_cast<int>(call);                                       \
     if (sgt_code_ != 0) ::sgt::throw_nvrtc_error(sgt_code_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define SGT_CUBLAS_CHECK(call)                                                          \
-  do {                                                                                  \
-    const int sgt_code_ = static_cast<int>(call);                                       \
+#define SGT_CUBLAS_CHECK(call)                                                           \
+  do {                                                                                   \
+    const int sgt_code_ = static_cast<int>(call);                                        \
     if (sgt_code_ != 0) ::sgt::throw_cublas_error(sgt_code_, #call, __FILE__, __LINE__); \
   } while (0)
 

@@ -52,7 +52,8 @@ FamilySpace parse_family_space(const std::string& text, const std::string& file)
   } catch (const YAML::Exception& e) {
     throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: {}", file, e.mark.line + 1, e.msg));
   }
-  if (!root.IsMap()) throw Error(ErrorKind::invalid_value, fmt::format("{}:1: expected a mapping", file));
+  if (!root.IsMap())
+    throw Error(ErrorKind::invalid_value, fmt::format("{}:1: expected a mapping", file));
   const YAML::Node name = root["family"];
   if (!name || !name.IsScalar()) fail(file, root, "missing 'family: NAME'");
   FamilySpace space;
@@ -63,10 +64,12 @@ FamilySpace parse_family_space(const std::string& text, const std::string& file)
     fail(file, name, e.what());
   }
   for (const auto& kv : root) {
-    if (!kv.first.IsScalar()) fail(file, kv.first, "keys must be names (family, knobs, description)");
+    if (!kv.first.IsScalar())
+      fail(file, kv.first, "keys must be names (family, knobs, description)");
     const std::string key = kv.first.Scalar();
     if (key != "family" && key != "knobs" && key != "description")
-      fail(file, kv.first, fmt::format("unknown key '{}' (expected family, knobs, description)", key));
+      fail(file, kv.first,
+           fmt::format("unknown key '{}' (expected family, knobs, description)", key));
   }
   const YAML::Node knobs = root["knobs"];
   if (!knobs || !knobs.IsMap()) fail(file, root, "missing 'knobs:' mapping");
@@ -75,8 +78,9 @@ FamilySpace parse_family_space(const std::string& text, const std::string& file)
     if (!kv.first.IsScalar()) fail(file, kv.first, "knob names must be scalars");
     const std::string knob_name = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), knob_name) == allowed.end())
-      fail(file, kv.first, fmt::format("family {} has no knob '{}' (it has: {})",
-                                       space.family->name(), knob_name, fmt::join(allowed, ", ")));
+      fail(file, kv.first,
+           fmt::format("family {} has no knob '{}' (it has: {})", space.family->name(), knob_name,
+                       fmt::join(allowed, ", ")));
     if (!kv.second.IsSequence() || kv.second.size() == 0)
       fail(file, kv.second, fmt::format("knob {} needs a non-empty list of integers", knob_name));
     std::vector<int> values;
@@ -97,7 +101,8 @@ FamilySpace parse_family_space(const std::string& text, const std::string& file)
                                      [&](const auto& k) { return k.first == required; });
     if (present) continue;
     const auto later = added_later.find(required);
-    if (later == added_later.end()) fail(file, knobs, fmt::format("knob {} has no values", required));
+    if (later == added_later.end())
+      fail(file, knobs, fmt::format("knob {} has no values", required));
     space.knobs.emplace_back(required, std::vector<int>{later->second});
   }
   return space;

@@ -14,7 +14,7 @@ namespace sgt {
 struct FamilySpace {
   const Family* family = nullptr;
   std::vector<std::pair<std::string, std::vector<int>>> knobs;  // in file order
-  std::string source;  // file it came from
+  std::string source;                                           // file it came from
 };
 
 struct SearchSpace {

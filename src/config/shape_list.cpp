@@ -47,7 +47,8 @@ class RowBuilder {
       shape_.calls = v;
     } else if (column == "transa" || column == "transb") {
       if (value.empty()) return;
-      if (value.size() != 1) fail(file_, line_, fmt::format("{} '{}' is not N or T", column, value));
+      if (value.size() != 1)
+        fail(file_, line_, fmt::format("{} '{}' is not N or T", column, value));
       try {
         (column == "transa" ? key().transa : key().transb) = parse_op(value[0]);
       } catch (const Error& e) {
@@ -90,8 +91,8 @@ class RowBuilder {
   }
 
   static bool known(const std::string& c) {
-    static const char* names[] = {"m", "n", "k", "transa", "transb", "lda", "ldb", "ldc",
-                                  "alpha", "beta", "class", "name", "calls"};
+    static const char* names[] = {"m",   "n",     "k",    "transa", "transb", "lda",  "ldb",
+                                  "ldc", "alpha", "beta", "class",  "name",   "calls"};
     for (const char* n : names)
       if (c == n) return true;
     return false;
@@ -131,9 +132,9 @@ void reject_duplicates(const std::vector<Shape>& shapes, const std::string& file
   std::map<std::tuple<int, int, int, int, int, int, int, int, int, float, float>, int> first_line;
   for (const Shape& s : shapes) {
     const ProblemKey& p = s.problem.key;
-    const auto key = std::make_tuple(static_cast<int>(p.transa), static_cast<int>(p.transb), p.m,
-                                     p.n, p.k, p.lda, p.ldb, p.ldc, p.align, s.problem.alpha,
-                                     s.problem.beta);
+    const auto key =
+        std::make_tuple(static_cast<int>(p.transa), static_cast<int>(p.transb), p.m, p.n, p.k,
+                        p.lda, p.ldb, p.ldc, p.align, s.problem.alpha, s.problem.beta);
     const auto [it, inserted] = first_line.emplace(key, s.line);
     if (!inserted) fail(file, s.line, fmt::format("duplicate of line {}", it->second));
   }

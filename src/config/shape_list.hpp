@@ -11,10 +11,10 @@
 namespace sgt {
 
 struct Shape {
-  Problem problem;    // leading dimensions filled in (minimal where not given)
-  std::string label;  // the class or name column, if any
+  Problem problem;      // leading dimensions filled in (minimal where not given)
+  std::string label;    // the class or name column, if any
   long long calls = 0;  // the calls column of a dispatcher miss log, if any
-  int line = 0;       // where it came from
+  int line = 0;         // where it came from
 };
 
 // Parses a shape list; errors are sgt::Error(invalid_value) "FILE:LINE: reason".

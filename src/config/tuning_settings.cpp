@@ -19,20 +19,32 @@ using Field = std::variant<int*, double*, std::string*>;
 std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
   MeasureSettings& m = s.measure;
   return {
-      {"screen_warmup_ms", &m.screen_warmup_ms}, {"screen_budget_ms", &m.screen_budget_ms},
-      {"screen_min_samples", &m.screen_min_samples}, {"min_samples", &m.min_samples},
-      {"min_time_s", &m.min_time_s}, {"max_noise", &m.max_noise},
-      {"noise_convergence", &m.noise_convergence}, {"timeout_s", &m.timeout_s},
-      {"throttle_fraction", &m.throttle_fraction}, {"min_clock_sample_us", &m.min_clock_sample_us},
-      {"finalists", &m.finalists}, {"min_rounds", &m.min_rounds},
-      {"min_round_time_s", &m.min_round_time_s}, {"clock_policy", &m.clock_policy},
-      {"lock_clocks", &m.lock_clocks}, {"tolerance_factor", &s.verify.tolerance_factor},
-      {"warmup_min_ms", &m.warmup_min_ms}, {"warmup_max_ms", &m.warmup_max_ms},
+      {"screen_warmup_ms", &m.screen_warmup_ms},
+      {"screen_budget_ms", &m.screen_budget_ms},
+      {"screen_min_samples", &m.screen_min_samples},
+      {"min_samples", &m.min_samples},
+      {"min_time_s", &m.min_time_s},
+      {"max_noise", &m.max_noise},
+      {"noise_convergence", &m.noise_convergence},
+      {"timeout_s", &m.timeout_s},
+      {"throttle_fraction", &m.throttle_fraction},
+      {"min_clock_sample_us", &m.min_clock_sample_us},
+      {"finalists", &m.finalists},
+      {"min_rounds", &m.min_rounds},
+      {"min_round_time_s", &m.min_round_time_s},
+      {"clock_policy", &m.clock_policy},
+      {"lock_clocks", &m.lock_clocks},
+      {"tolerance_factor", &s.verify.tolerance_factor},
+      {"warmup_min_ms", &m.warmup_min_ms},
+      {"warmup_max_ms", &m.warmup_max_ms},
       {"clock_stable_tolerance", &m.clock_stable_tolerance},
       {"clock_probe_window_us", &m.clock_probe_window_us},
-      {"throttle_sleep_ms", &m.throttle_sleep_ms}, {"throttle_sleep_growth", &m.throttle_sleep_growth},
-      {"throttle_sleep_max_ms", &m.throttle_sleep_max_ms}, {"nvml_round_ms", &m.nvml_round_ms},
-      {"cache", &m.cache}, {"rotate_max_mib", &m.rotate_max_mib},
+      {"throttle_sleep_ms", &m.throttle_sleep_ms},
+      {"throttle_sleep_growth", &m.throttle_sleep_growth},
+      {"throttle_sleep_max_ms", &m.throttle_sleep_max_ms},
+      {"nvml_round_ms", &m.nvml_round_ms},
+      {"cache", &m.cache},
+      {"rotate_max_mib", &m.rotate_max_mib},
   };
 }
 
@@ -47,16 +59,20 @@ TuningSettings parse_tuning_settings(const std::string& text, const std::string&
     throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: {}", file, e.mark.line + 1, e.msg));
   }
   if (root.IsNull()) return settings;
-  if (!root.IsMap()) throw Error(ErrorKind::invalid_value, fmt::format("{}:1: expected a mapping", file));
+  if (!root.IsMap())
+    throw Error(ErrorKind::invalid_value, fmt::format("{}:1: expected a mapping", file));
   auto table = fields(settings);
   for (const auto& kv : root) {
     const int line = kv.first.Mark().line + 1;
     if (!kv.first.IsScalar())
-      throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: setting names must be scalars", file, line));
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("{}:{}: setting names must be scalars", file, line));
     const std::string key = kv.first.Scalar();
-    const auto it = std::find_if(table.begin(), table.end(), [&](const auto& f) { return f.first == key; });
+    const auto it =
+        std::find_if(table.begin(), table.end(), [&](const auto& f) { return f.first == key; });
     if (it == table.end())
-      throw Error(ErrorKind::invalid_value, fmt::format("{}:{}: unknown setting '{}'", file, line, key));
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("{}:{}: unknown setting '{}'", file, line, key));
     const std::string value = kv.second.IsScalar() ? kv.second.Scalar() : "(not a scalar)";
     bool in_range = true;
     try {
@@ -65,17 +81,20 @@ TuningSettings parse_tuning_settings(const std::string& text, const std::string&
             using T = std::remove_pointer_t<decltype(field)>;
             *field = kv.second.as<T>();
             // Counts, durations, fractions and factors: none is negative, NaN or infinite.
-            if constexpr (std::is_arithmetic_v<T>) in_range = std::isfinite(double(*field)) && *field >= 0;
+            if constexpr (std::is_arithmetic_v<T>)
+              in_range = std::isfinite(double(*field)) && *field >= 0;
           },
           it->second);
     } catch (const YAML::Exception&) {
-      throw Error(ErrorKind::invalid_value,
-                  fmt::format("{}:{}: setting '{}' has an invalid value '{}'", file, line, key, value));
+      throw Error(
+          ErrorKind::invalid_value,
+          fmt::format("{}:{}: setting '{}' has an invalid value '{}'", file, line, key, value));
     }
     if (!in_range)
-      throw Error(ErrorKind::invalid_value,
-                  fmt::format("{}:{}: setting '{}' has an invalid value '{}' (must be finite and >= 0)",
-                              file, line, key, value));
+      throw Error(
+          ErrorKind::invalid_value,
+          fmt::format("{}:{}: setting '{}' has an invalid value '{}' (must be finite and >= 0)",
+                      file, line, key, value));
     if (key == "cache" && value != "cold-flush" && value != "rotate")
       throw Error(ErrorKind::invalid_value,
                   fmt::format("{}:{}: setting 'cache' has an invalid value '{}' "

@@ -18,7 +18,7 @@ enum class Outcome {
   launch_failed,
   incorrect,
   timed_out,
-  skipped,  // pruned before compiling (constraint or cannot_implement); kept for the record
+  skipped,   // pruned before compiling (constraint or cannot_implement); kept for the record
   compiled,  // built and cached by a compile-only run; never measured
 };
 std::string outcome_name(Outcome o);
@@ -45,7 +45,7 @@ struct MeasureConditions {
   std::optional<double> power_mw;                            // mean NVML power draw, mW
   std::optional<double> temperature_c;                       // highest NVML GPU temperature, C
   std::optional<std::uint64_t> clock_reasons;  // OR of the NVML clock-event (throttle) reasons
-  std::string cache;  // "cold-flush" or "rotate:<copies>"; "" not recorded
+  std::string cache;                           // "cold-flush" or "rotate:<copies>"; "" not recorded
   bool operator==(const MeasureConditions&) const = default;
 };
 
@@ -81,12 +81,12 @@ struct CandidateRecord {
   std::string message;  // compile log, failed constraint, error metrics text
   int registers = 0;
   int spill_bytes = 0;
-  int smem_bytes = 0;                  // static + dynamic shared memory per block
-  std::optional<TimingRecord> screen;  // short estimate
-  std::optional<TimingRecord> final;   // full methodology (finalists only)
-  std::optional<double> cublas_us;     // cuBLAS median measured in the same rounds
+  int smem_bytes = 0;                                  // static + dynamic shared memory per block
+  std::optional<TimingRecord> screen;                  // short estimate
+  std::optional<TimingRecord> final;                   // full methodology (finalists only)
+  std::optional<double> cublas_us;                     // cuBLAS median measured in the same rounds
   std::optional<MeasureConditions> cublas_conditions;  // ... and what was observed meanwhile
-  std::optional<double> error;         // normwise error against cuBLAS pedantic FP32
+  std::optional<double> error;  // normwise error against cuBLAS pedantic FP32
 };
 
 // Winner families that are not kernels of ours: "cublas" (cublasSgemm: nothing beat it beyond the

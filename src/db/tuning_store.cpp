@@ -91,9 +91,12 @@ void bind_problem(Statement& s, const ProblemKey& p) {
 
 // The conditions columns (version 3) of each stage: <stage>_<field>, in this order.
 constexpr const char* condition_stages[] = {"screen", "final", "cublas"};
-constexpr const char* condition_fields[] = {"sm_clock_min_mhz", "sm_clock_max_mhz",
-                                            "nvml_sm_clock_mhz", "power_mw",
-                                            "temperature_c", "clock_reasons",
+constexpr const char* condition_fields[] = {"sm_clock_min_mhz",
+                                            "sm_clock_max_mhz",
+                                            "nvml_sm_clock_mhz",
+                                            "power_mw",
+                                            "temperature_c",
+                                            "clock_reasons",
                                             "cache"};
 constexpr int condition_field_count = 7;
 
@@ -303,8 +306,8 @@ ON CONFLICT (problem_id, gpu_id, software_id, family, config, template_hash) DO 
   final_mean_us = excluded.final_mean_us, final_stdev_us = excluded.final_stdev_us,
   final_samples = excluded.final_samples, final_discarded = excluded.final_discarded,
   final_sm_clock_mhz = excluded.final_sm_clock_mhz, cublas_us = excluded.cublas_us,
-  error = excluded.error, )sql" + condition_columns("{0} = excluded.{0}") +
-                           " RETURNING id"),
+  error = excluded.error, )sql" +
+                           condition_columns("{0} = excluded.{0}") + " RETURNING id"),
         // keep_cubin (import of a dump without cubins): a winner that is still the same kernel
         // keeps the cubin it has rather than losing it to NULL.
         winner_(db, R"sql(
@@ -435,8 +438,7 @@ ON CONFLICT (problem_id, gpu_name, gpu_arch, gpu_sm_count) DO UPDATE SET
   static void bind_timing(Statement& s, const std::string& stage,
                           const std::optional<TimingRecord>& t) {
     auto name = [&](const char* field) { return ":" + stage + "_" + field; };
-    bind_conditions(s, stage,
-                    t ? std::optional<MeasureConditions>(t->conditions) : std::nullopt);
+    bind_conditions(s, stage, t ? std::optional<MeasureConditions>(t->conditions) : std::nullopt);
     if (!t) {
       for (const char* field :
            {"median_us", "min_us", "mean_us", "stdev_us", "samples", "discarded", "sm_clock_mhz"})
@@ -790,9 +792,9 @@ std::int64_t TuningStore::record_candidate(std::int64_t run_id, const GpuRecord&
   return record_candidates(run_id, gpu, software, {candidate}).front();
 }
 
-std::vector<std::int64_t> TuningStore::record_candidates(std::int64_t run_id, const GpuRecord& gpu,
-                                                         const SoftwareRecord& software,
-                                                         const std::vector<CandidateRecord>& candidates) {
+std::vector<std::int64_t> TuningStore::record_candidates(
+    std::int64_t run_id, const GpuRecord& gpu, const SoftwareRecord& software,
+    const std::vector<CandidateRecord>& candidates) {
   for (const CandidateRecord& c : candidates) check_problem(c.problem, "candidate");
   return db_.write_transaction([&] {
     Writer w(db_);
@@ -920,9 +922,8 @@ std::string TuningStore::export_json(const ExportOptions& options) {
       options.include_candidates ? "" : " WHERE id IN (SELECT gpu_id FROM winners)";
   const std::string software_filter =
       options.include_candidates ? "" : " WHERE id IN (SELECT software_id FROM winners)";
-  Statement g(db_,
-              "SELECT id, name, uuid, arch, sm_count, l2_bytes, default_clock_mhz FROM gpus" +
-                  gpu_filter + " ORDER BY name, arch, sm_count, uuid");
+  Statement g(db_, "SELECT id, name, uuid, arch, sm_count, l2_bytes, default_clock_mhz FROM gpus" +
+                       gpu_filter + " ORDER BY name, arch, sm_count, uuid");
   while (g.step()) {
     gpu_index[g.column_int64(0)] = gpus.size();
     gpus.push_back({{"name", g.column_text(1)},
@@ -932,9 +933,8 @@ std::string TuningStore::export_json(const ExportOptions& options) {
                     {"l2_bytes", g.column_int64(5)},
                     {"default_clock_mhz", g.column_int(6)}});
   }
-  Statement sw(db_,
-               "SELECT id, driver, runtime, nvrtc, cublas FROM software" + software_filter +
-                   " ORDER BY driver, runtime, nvrtc, cublas");
+  Statement sw(db_, "SELECT id, driver, runtime, nvrtc, cublas FROM software" + software_filter +
+                        " ORDER BY driver, runtime, nvrtc, cublas");
   while (sw.step()) {
     software_index[sw.column_int64(0)] = software.size();
     software.push_back({{"driver", sw.column_text(1)},

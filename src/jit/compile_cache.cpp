@@ -3,13 +3,13 @@
 #include "jit/compile_cache.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <nvrtc.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/hash.hpp"
@@ -78,7 +78,8 @@ void CompileCache::store(const std::string& k, const CompileResult& r) const {
   if (ec) return;
   const std::string tmp = fmt::format(".{}.{}", ::getpid(), k);
   const auto write = [&](const std::string& name, const std::string& data) {
-    const fs::path t = fs::path(directory_) / (tmp + name), final = fs::path(directory_) / (k + name);
+    const fs::path t = fs::path(directory_) / (tmp + name),
+                   final = fs::path(directory_) / (k + name);
     {
       std::ofstream f(t, std::ios::binary);
       f << data;
@@ -88,7 +89,9 @@ void CompileCache::store(const std::string& k, const CompileResult& r) const {
     return !ec;
   };
   if (r.ok && !write(".cubin", r.cubin)) return;
-  const nlohmann::json j = {{"ok", r.ok}, {"log", r.log}, {"registers", r.resources.registers},
+  const nlohmann::json j = {{"ok", r.ok},
+                            {"log", r.log},
+                            {"registers", r.resources.registers},
                             {"spill_store_bytes", r.resources.spill_store_bytes},
                             {"spill_load_bytes", r.resources.spill_load_bytes},
                             {"stack_bytes", r.resources.stack_bytes},
@@ -98,7 +101,8 @@ void CompileCache::store(const std::string& k, const CompileResult& r) const {
 }
 
 CompileResult CompileCache::compile(const std::string& file_name,
-                                    const std::vector<std::string>& defines, const std::string& arch) {
+                                    const std::vector<std::string>& defines,
+                                    const std::string& arch) {
   const std::string k = key(file_name, defines, arch);
   {
     std::lock_guard lock(mutex_);

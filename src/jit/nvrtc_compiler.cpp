@@ -80,7 +80,8 @@ CompileResult compile_template(std::string_view file_name, const std::vector<std
   for (const std::string& o : options) argv.push_back(o.c_str());
 
   CompileResult result;
-  const nvrtcResult rc = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult rc =
+      nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
   result.log = program.log();
   if (rc == NVRTC_SUCCESS) {
     result.ok = true;
@@ -101,7 +102,8 @@ ResourceUsage parse_ptxas_report(std::string_view log, std::string_view function
   const std::size_t begin = text.find(marker);
   if (begin == std::string::npos) return {};
   std::size_t end = text.find("Compiling entry function", begin + marker.size());
-  const std::string section = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  const std::string section =
+      text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
   ResourceUsage usage;
   usage.registers = match_int(section, std::regex(R"(Used (\d+) registers)"));
   usage.spill_store_bytes = match_int(section, std::regex(R"((\d+) bytes spill stores)"));

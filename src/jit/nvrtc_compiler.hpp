@@ -16,8 +16,8 @@ struct ResourceUsage {
 
 struct CompileResult {
   bool ok = false;
-  std::string cubin;  // machine code for the requested architecture
-  std::string log;    // NVRTC and ptxas output (errors on failure, the -v report on success)
+  std::string cubin;        // machine code for the requested architecture
+  std::string log;          // NVRTC and ptxas output (errors on failure, the -v report on success)
   ResourceUsage resources;  // of sgemm_main (the largest user when a module has several kernels)
   double compile_ms = 0;
 };

@@ -1,4 +1,4 @@
-// Settings and results of timing one or more kernels (docs: methodology.md; every setting is
+// Settings and results of timing one or more kernels (docs/measurement.md; every setting is
 // listed with its meaning in configs/measure.yaml, under the same name).
 #pragma once
 
@@ -84,13 +84,13 @@ struct Measurement {
   // SM 0's cycles / globaltimer across samples >= min_clock_sample_us (0: none that long).
   double sm_clock_span_mhz = 0;
   // NVML readings around the samples; empty where NVML (or that query) is unavailable.
-  bool nvml = false;                            // at least one NVML value was read
-  std::optional<double> nvml_sm_clock_mhz;      // mean of the SM clock readings
-  std::optional<double> power_mw;               // mean of the power readings, mW
-  std::optional<double> temperature_c;          // highest GPU temperature reading, C
-  std::optional<std::uint64_t> reasons_seen;    // OR of the clock-event reasons read
-  std::string clock_policy = "observe";  // "observe", or "lock:<MHz>" when locked
-  std::string cache = "cold-flush";      // "cold-flush", or "rotate:<copies>" as measured
+  bool nvml = false;                          // at least one NVML value was read
+  std::optional<double> nvml_sm_clock_mhz;    // mean of the SM clock readings
+  std::optional<double> power_mw;             // mean of the power readings, mW
+  std::optional<double> temperature_c;        // highest GPU temperature reading, C
+  std::optional<std::uint64_t> reasons_seen;  // OR of the clock-event reasons read
+  std::string clock_policy = "observe";       // "observe", or "lock:<MHz>" when locked
+  std::string cache = "cold-flush";           // "cold-flush", or "rotate:<copies>" as measured
 };
 
 // Summary of per-round paired ratios (kernel time / reference time).

@@ -43,8 +43,8 @@ OperandRotation::OperandRotation(const OperandSet& source, std::size_t a_floats,
   SGT_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   std::size_t free_bytes = 0, total_bytes = 0;
   SGT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const auto cap = std::min(static_cast<std::size_t>(settings.rotate_max_mib * (1 << 20)),
-                            free_bytes / 2);
+  const auto cap =
+      std::min(static_cast<std::size_t>(settings.rotate_max_mib * (1 << 20)), free_bytes / 2);
   const std::size_t set_bytes = (a_floats + b_floats + c_floats) * sizeof(float);
   plan_ = plan_rotation(set_bytes, l2, cap);
   constexpr double kMiB = 1 << 20;

@@ -15,10 +15,11 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 std::string resources_line(const KernelFacts& k, const GpuRecord& gpu) {
-  std::string s = fmt::format("{} registers/thread{}, {} shared memory/block",
-                              k.registers > 0 ? std::to_string(k.registers) : "?",
-                              k.spill_bytes > 0 ? fmt::format(" ({} bytes spilled)", k.spill_bytes) : "",
-                              k.smem_bytes > 0 ? fmt::format("{:.1f} KiB", k.smem_bytes / 1024.0) : "?");
+  std::string s =
+      fmt::format("{} registers/thread{}, {} shared memory/block",
+                  k.registers > 0 ? std::to_string(k.registers) : "?",
+                  k.spill_bytes > 0 ? fmt::format(" ({} bytes spilled)", k.spill_bytes) : "",
+                  k.smem_bytes > 0 ? fmt::format("{:.1f} KiB", k.smem_bytes / 1024.0) : "?");
   if (!k.geometry_known) return s + "; launch geometry unknown (family or knobs not in this build)";
   if (!k.geometry_note.empty()) s += "\n  (" + k.geometry_note + ")";
   const SmLimits limits = sm_limits(gpu.arch);
@@ -28,8 +29,8 @@ std::string resources_line(const KernelFacts& k, const GpuRecord& gpu) {
       limits.max_threads / 32, 100.0 * k.occupancy.fraction,
       k.occupancy.registers_known ? "" : " [registers not recorded: register limit not applied]");
   s += fmt::format("\n  grid {} blocks{} over {} SMs x {} = {:.2f} waves", k.grid_blocks,
-                   k.k_splits > 1 ? fmt::format(" ({} split-K slices)", k.k_splits) : "", gpu.sm_count,
-                   k.occupancy.blocks_per_sm, k.waves);
+                   k.k_splits > 1 ? fmt::format(" ({} split-K slices)", k.k_splits) : "",
+                   gpu.sm_count, k.occupancy.blocks_per_sm, k.waves);
   if (k.waves > 0 && k.waves < 1.0)
     s += fmt::format(" ({:.0f}% of the block slots stay empty)", 100.0 * (1.0 - k.waves));
   else if (k.waves > 1.0) {
@@ -87,11 +88,13 @@ std::string format_explanation(const Explanation& e, bool colour) {
   std::string out = fmt::format("{} on {} ({}, {} SMs, {} MHz)\n",
                                 paint(r.problem.to_string(), Colour::bold, colour), r.gpu.name,
                                 r.gpu.arch, r.gpu.sm_count, r.gpu.default_clock_mhz);
-  const std::string ratio = paint(ratio_text(r.ratio()), ratio_colour(r.ratio(), r.tie_band), colour);
+  const std::string ratio =
+      paint(ratio_text(r.ratio()), ratio_colour(r.ratio(), r.tie_band), colour);
   if (r.cublas_won()) {
-    out += fmt::format("winner: cuBLAS, {:.2f} us: no kernel beat it by more than the measurement "
-                       "spread ({:.1f}%)\n",
-                       r.cublas_us, 100.0 * r.tie_band);
+    out += fmt::format(
+        "winner: cuBLAS, {:.2f} us: no kernel beat it by more than the measurement "
+        "spread ({:.1f}%)\n",
+        r.cublas_us, 100.0 * r.tie_band);
   } else {
     out += fmt::format("winner: {} {}\n  {:.2f} us against cuBLAS {:.2f} us: {} (spread {:.1f}%)\n",
                        r.winner_family, r.winner_config, r.tuned_us, r.cublas_us, ratio,
@@ -103,15 +106,16 @@ std::string format_explanation(const Explanation& e, bool colour) {
       r.tuned_tflops(), percent(r.pct_peak()), r.peak_tflops, r.floor_us, bound_name(r.bound),
       r.intensity, ridge_point(r.peak_tflops, r.bandwidth_tbps), percent(r.pct_floor()));
   if (!r.cublas_won())
-    out += fmt::format("; cuBLAS {:.2f} TFLOP/s, {} of the floor's speed",
-                       r.cublas_tflops(), percent(r.cublas_us > 0 ? 100.0 * r.floor_us / r.cublas_us : 0));
+    out += fmt::format("; cuBLAS {:.2f} TFLOP/s, {} of the floor's speed", r.cublas_tflops(),
+                       percent(r.cublas_us > 0 ? 100.0 * r.floor_us / r.cublas_us : 0));
   out += "\n";
 
   if (r.own) {
     const KernelFacts& k = *r.own;
     if (!r.own_won())
-      out += fmt::format("best own kernel: {} {}\n  {:.2f} us ({}), {} of cuBLAS's speed ({})\n", k.family,
-                         k.config, k.time_us, k.stage, percent(k.time_us > 0 ? 100.0 * r.cublas_us / k.time_us : 0),
+      out += fmt::format("best own kernel: {} {}\n  {:.2f} us ({}), {} of cuBLAS's speed ({})\n",
+                         k.family, k.config, k.time_us, k.stage,
+                         percent(k.time_us > 0 ? 100.0 * r.cublas_us / k.time_us : 0),
                          paint(ratio_text(k.ratio()), ratio_colour(k.ratio(), r.tie_band), colour));
     out += "resources: " + resources_line(k, r.gpu) + "\n";
   }
@@ -146,11 +150,12 @@ std::string format_explanation(const Explanation& e, bool colour) {
                           rows, {true, true, false, true, true, true, true, true, false}, colour);
   }
 
-  out += fmt::format("candidates: {} tried, {} ok, {} failed, {} skipped\n", r.tried, r.ok, r.failed,
-                     r.skipped);
+  out += fmt::format("candidates: {} tried, {} ok, {} failed, {} skipped\n", r.tried, r.ok,
+                     r.failed, r.skipped);
   for (const auto& [outcome, count] : r.failures) {
     std::string example;
-    if (const auto it = e.failure_example.find(outcome); it != e.failure_example.end() && !it->second.empty()) {
+    if (const auto it = e.failure_example.find(outcome);
+        it != e.failure_example.end() && !it->second.empty()) {
       example = it->second.substr(0, it->second.find('\n'));
       if (example.size() > 100) example = example.substr(0, 97) + "...";
       example = " (e.g. " + example + ")";
@@ -165,9 +170,13 @@ ordered_json explanation_json(const Explanation& e) {
   const double reference = e.report.cublas_won() ? e.report.cublas_us : e.report.tuned_us;
   ordered_json runners = ordered_json::array();
   for (const KernelFacts& k : e.runner_ups) {
-    ordered_json row = {{"family", k.family}, {"config", k.config}, {"time_us", k.time_us},
-                        {"stage", k.stage}, {"behind_pct", behind_pct(k.time_us, reference)},
-                        {"registers", k.registers}, {"smem_bytes", k.smem_bytes}};
+    ordered_json row = {{"family", k.family},
+                        {"config", k.config},
+                        {"time_us", k.time_us},
+                        {"stage", k.stage},
+                        {"behind_pct", behind_pct(k.time_us, reference)},
+                        {"registers", k.registers},
+                        {"smem_bytes", k.smem_bytes}};
     if (k.geometry_known) {
       row["blocks_per_sm"] = k.occupancy.blocks_per_sm;
       row["waves"] = k.waves;
@@ -192,9 +201,10 @@ std::string shell_line(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& a : argv) {
     if (!out.empty()) out += ' ';
-    const bool plain = !a.empty() && a.find_first_not_of(
-                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                         "-_./=:,+@%") == std::string::npos;
+    const bool plain =
+        !a.empty() && a.find_first_not_of(
+                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                          "-_./=:,+@%") == std::string::npos;
     if (plain) {
       out += a;
     } else {

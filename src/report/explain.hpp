@@ -3,9 +3,8 @@
 // failures by outcome. Also the shape list and shell quoting of the Nsight Compute commands.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,7 +14,7 @@ namespace sgt::report {
 
 struct Explanation {
   ProblemReport report;
-  std::vector<KernelFacts> runner_ups;               // fastest first, the winner left out
+  std::vector<KernelFacts> runner_ups;                 // fastest first, the winner left out
   std::map<std::string, std::string> failure_example;  // outcome -> first message recorded
 };
 

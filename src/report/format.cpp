@@ -117,7 +117,8 @@ std::string format_markdown(const std::vector<ProblemReport>& reports, bool colo
     out += fmt::format(
         "FP32 peak {:.1f} TFLOP/s (SMs x 128 x 2 x clock), memory ceiling {:.2f} TB/s, ridge "
         "point {:.1f} FLOP/byte. ratio = cuBLAS us / tuned us (above 1: faster than cuBLAS).\n\n",
-        first.peak_tflops, first.bandwidth_tbps, ridge_point(first.peak_tflops, first.bandwidth_tbps));
+        first.peak_tflops, first.bandwidth_tbps,
+        ridge_point(first.peak_tflops, first.bandwidth_tbps));
 
     std::vector<std::vector<Cell>> perf, kernels, measured;
     std::vector<ProblemReport> group_values;
@@ -152,43 +153,44 @@ std::string format_markdown(const std::vector<ProblemReport>& reports, bool colo
              {k.geometry_known ? fmt::format("{:.0f}%", 100.0 * k.occupancy.fraction) : "?"},
              {k.geometry_known ? fmt::format("{:.2f}", k.waves) : "?"}});
         const MeasureConditions& c = k.conditions;
-        measured.push_back({{r->label},
-                            {k.stage},
-                            {text_or_dash(k.clock_policy)},
-                            {text_or_dash(c.cache)},
-                            {clock_range(c)},
-                            {opt(c.nvml_sm_clock_mhz, 0)},
-                            {opt(c.power_mw, 0, 1e-3)},
-                            {opt(c.temperature_c, 0)},
-                            {reasons_text(c.clock_reasons)},
-                            {std::to_string(k.samples)},
-                            {std::to_string(k.discarded),
-                             k.discarded > 0 ? Colour::yellow : Colour::none}});
+        measured.push_back(
+            {{r->label},
+             {k.stage},
+             {text_or_dash(k.clock_policy)},
+             {text_or_dash(c.cache)},
+             {clock_range(c)},
+             {opt(c.nvml_sm_clock_mhz, 0)},
+             {opt(c.power_mw, 0, 1e-3)},
+             {opt(c.temperature_c, 0)},
+             {reasons_text(c.clock_reasons)},
+             {std::to_string(k.samples)},
+             {std::to_string(k.discarded), k.discarded > 0 ? Colour::yellow : Colour::none}});
       }
     }
-    out += markdown_table({"problem", "winner", "tuned us", "cuBLAS us", "ratio", "TFLOP/s",
-                           "% peak", "% floor", "bound", "own best", "tried/ok/failed"},
-                          perf, {false, false, true, true, true, true, true, true, false, true, true},
-                          colour);
-    out += fmt::format("\nGeometric mean ratio: {} (winners), {} (the project's own best kernels).\n\n",
-                       ratio_text(geomean_ratio(group_values)), ratio_text(geomean_ratio(group_values, true)));
+    out += markdown_table(
+        {"problem", "winner", "tuned us", "cuBLAS us", "ratio", "TFLOP/s", "% peak", "% floor",
+         "bound", "own best", "tried/ok/failed"},
+        perf, {false, false, true, true, true, true, true, true, false, true, true}, colour);
+    out += fmt::format(
+        "\nGeometric mean ratio: {} (winners), {} (the project's own best kernels).\n\n",
+        ratio_text(geomean_ratio(group_values)), ratio_text(geomean_ratio(group_values, true)));
     out += "### The project's best kernel per problem (the winner unless cuBLAS won)\n\n";
-    out += markdown_table({"problem", "family", "knobs", "timed", "regs", "smem KiB", "threads",
-                           "grid", "splits", "blocks/SM (limit)", "occupancy", "waves"},
-                          kernels,
-                          {false, false, false, false, true, true, true, true, true, false, true, true},
-                          colour);
+    out += markdown_table(
+        {"problem", "family", "knobs", "timed", "regs", "smem KiB", "threads", "grid", "splits",
+         "blocks/SM (limit)", "occupancy", "waves"},
+        kernels, {false, false, false, false, true, true, true, true, true, false, true, true},
+        colour);
     for (const ProblemReport* r : group)
       if (r->own && !r->own->geometry_note.empty())
         out += fmt::format("\n{}: geometry with {}.\n", r->label, r->own->geometry_note);
     out += "\n### How those kernels were measured\n\n";
-    out += "SM MHz: clock probe over the accepted samples; NVML MHz, W and C: NVML around the "
-           "rounds (mean, mean, highest); reasons: NVML clock-event reasons seen.\n\n";
-    out += markdown_table({"problem", "timed", "clocks", "cache", "SM MHz", "NVML MHz", "W", "C",
-                           "reasons", "samples", "discarded"},
-                          measured,
-                          {false, false, false, false, true, true, true, true, false, true, true},
-                          colour);
+    out +=
+        "SM MHz: clock probe over the accepted samples; NVML MHz, W and C: NVML around the "
+        "rounds (mean, mean, highest); reasons: NVML clock-event reasons seen.\n\n";
+    out += markdown_table(
+        {"problem", "timed", "clocks", "cache", "SM MHz", "NVML MHz", "W", "C", "reasons",
+         "samples", "discarded"},
+        measured, {false, false, false, false, true, true, true, true, false, true, true}, colour);
     out += "\n";
   }
   return out;
@@ -205,24 +207,42 @@ std::string format_csv(const std::vector<ProblemReport>& reports) {
       "clock_reasons\n";
   for (const ProblemReport& r : reports) {
     const ProblemKey& p = r.problem;
-    std::vector<std::string> f = {csv_field(r.gpu.name), r.gpu.arch, std::to_string(r.gpu.sm_count),
-                                  csv_field(r.label), std::string(1, op_char(p.transa)),
-                                  std::string(1, op_char(p.transb)), std::to_string(p.m),
-                                  std::to_string(p.n), std::to_string(p.k), std::to_string(p.lda),
-                                  std::to_string(p.ldb), std::to_string(p.ldc), std::to_string(p.align),
-                                  r.winner_family, csv_field(r.winner_config), num(r.tuned_us),
-                                  num(r.cublas_us), num(r.ratio()), num(r.tie_band),
-                                  num(r.tuned_tflops()), num(r.cublas_tflops()), num(r.peak_tflops),
-                                  num(r.pct_peak()), num(r.floor_us), num(r.pct_floor()),
-                                  num(r.intensity), bound_name(r.bound)};
+    std::vector<std::string> f = {csv_field(r.gpu.name),
+                                  r.gpu.arch,
+                                  std::to_string(r.gpu.sm_count),
+                                  csv_field(r.label),
+                                  std::string(1, op_char(p.transa)),
+                                  std::string(1, op_char(p.transb)),
+                                  std::to_string(p.m),
+                                  std::to_string(p.n),
+                                  std::to_string(p.k),
+                                  std::to_string(p.lda),
+                                  std::to_string(p.ldb),
+                                  std::to_string(p.ldc),
+                                  std::to_string(p.align),
+                                  r.winner_family,
+                                  csv_field(r.winner_config),
+                                  num(r.tuned_us),
+                                  num(r.cublas_us),
+                                  num(r.ratio()),
+                                  num(r.tie_band),
+                                  num(r.tuned_tflops()),
+                                  num(r.cublas_tflops()),
+                                  num(r.peak_tflops),
+                                  num(r.pct_peak()),
+                                  num(r.floor_us),
+                                  num(r.pct_floor()),
+                                  num(r.intensity),
+                                  bound_name(r.bound)};
     if (r.own) {
       const KernelFacts& k = *r.own;
       const bool g = k.geometry_known;
       for (const std::string& s :
-           {k.family, csv_field(k.config), k.stage, num(k.time_us), num(k.cublas_us), num(k.ratio()),
-            std::to_string(k.registers), std::to_string(k.spill_bytes), std::to_string(k.smem_bytes),
-            g ? std::to_string(k.threads) : "", g ? std::to_string(k.grid_blocks) : "",
-            g ? std::to_string(k.k_splits) : "", g ? std::to_string(k.occupancy.blocks_per_sm) : "",
+           {k.family, csv_field(k.config), k.stage, num(k.time_us), num(k.cublas_us),
+            num(k.ratio()), std::to_string(k.registers), std::to_string(k.spill_bytes),
+            std::to_string(k.smem_bytes), g ? std::to_string(k.threads) : "",
+            g ? std::to_string(k.grid_blocks) : "", g ? std::to_string(k.k_splits) : "",
+            g ? std::to_string(k.occupancy.blocks_per_sm) : "",
             g ? csv_field(k.occupancy.limiter) : "", g ? num(k.occupancy.fraction) : "",
             g ? num(k.waves) : ""})
         f.push_back(s);
@@ -250,36 +270,47 @@ std::string format_csv(const std::vector<ProblemReport>& reports) {
 
 ordered_json report_json(const ProblemReport& r) {
   const ProblemKey& p = r.problem;
-  ordered_json j = {
-      {"problem", r.label},
-      {"transa", std::string(1, op_char(p.transa))},
-      {"transb", std::string(1, op_char(p.transb))},
-      {"m", p.m}, {"n", p.n}, {"k", p.k}, {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc},
-      {"align", p.align},
-      {"gpu", {{"name", r.gpu.name}, {"arch", r.gpu.arch}, {"sm_count", r.gpu.sm_count},
-               {"default_clock_mhz", r.gpu.default_clock_mhz}}},
-      {"winner", {{"family", r.winner_family}, {"config", r.winner_config}}},
-      {"tuned_us", r.tuned_us},
-      {"cublas_us", r.cublas_us},
-      {"ratio", r.ratio()},
-      {"tie_band", r.tie_band},
-      {"tuned_tflops", r.tuned_tflops()},
-      {"cublas_tflops", r.cublas_tflops()},
-      {"peak_tflops", r.peak_tflops},
-      {"bandwidth_tbps", r.bandwidth_tbps},
-      {"pct_peak", r.pct_peak()},
-      {"floor_us", r.floor_us},
-      {"pct_floor", r.pct_floor()},
-      {"intensity_flop_per_byte", r.intensity},
-      {"bound", bound_name(r.bound)},
-      {"candidates", {{"tried", r.tried}, {"ok", r.ok}, {"failed", r.failed},
-                      {"skipped", r.skipped}, {"failures", r.failures}}}};
+  ordered_json j = {{"problem", r.label},
+                    {"transa", std::string(1, op_char(p.transa))},
+                    {"transb", std::string(1, op_char(p.transb))},
+                    {"m", p.m},
+                    {"n", p.n},
+                    {"k", p.k},
+                    {"lda", p.lda},
+                    {"ldb", p.ldb},
+                    {"ldc", p.ldc},
+                    {"align", p.align},
+                    {"gpu",
+                     {{"name", r.gpu.name},
+                      {"arch", r.gpu.arch},
+                      {"sm_count", r.gpu.sm_count},
+                      {"default_clock_mhz", r.gpu.default_clock_mhz}}},
+                    {"winner", {{"family", r.winner_family}, {"config", r.winner_config}}},
+                    {"tuned_us", r.tuned_us},
+                    {"cublas_us", r.cublas_us},
+                    {"ratio", r.ratio()},
+                    {"tie_band", r.tie_band},
+                    {"tuned_tflops", r.tuned_tflops()},
+                    {"cublas_tflops", r.cublas_tflops()},
+                    {"peak_tflops", r.peak_tflops},
+                    {"bandwidth_tbps", r.bandwidth_tbps},
+                    {"pct_peak", r.pct_peak()},
+                    {"floor_us", r.floor_us},
+                    {"pct_floor", r.pct_floor()},
+                    {"intensity_flop_per_byte", r.intensity},
+                    {"bound", bound_name(r.bound)},
+                    {"candidates",
+                     {{"tried", r.tried},
+                      {"ok", r.ok},
+                      {"failed", r.failed},
+                      {"skipped", r.skipped},
+                      {"failures", r.failures}}}};
   if (r.own) {
     const KernelFacts& k = *r.own;
-    ordered_json o = {{"family", k.family}, {"config", k.config}, {"stage", k.stage},
-                      {"time_us", k.time_us}, {"cublas_us", k.cublas_us}, {"ratio", k.ratio()},
-                      {"registers", k.registers}, {"spill_bytes", k.spill_bytes},
-                      {"smem_bytes", k.smem_bytes}};
+    ordered_json o = {
+        {"family", k.family},       {"config", k.config},           {"stage", k.stage},
+        {"time_us", k.time_us},     {"cublas_us", k.cublas_us},     {"ratio", k.ratio()},
+        {"registers", k.registers}, {"spill_bytes", k.spill_bytes}, {"smem_bytes", k.smem_bytes}};
     if (k.geometry_known) {
       o["threads"] = k.threads;
       o["grid_blocks"] = k.grid_blocks;
@@ -291,14 +322,14 @@ ordered_json report_json(const ProblemReport& r) {
       o["waves"] = k.waves;
       if (!k.geometry_note.empty()) o["geometry_note"] = k.geometry_note;
     }
-    o["measured"] = {{"run_clock_policy", k.clock_policy.empty() ? ordered_json(nullptr)
-                                                                 : ordered_json(k.clock_policy)},
-                     {"samples", k.samples},
-                     {"discarded", k.discarded},
-                     {"conditions", conditions_json(k.conditions)},
-                     {"cublas_conditions", k.cublas_conditions
-                                               ? conditions_json(*k.cublas_conditions)
-                                               : ordered_json(nullptr)}};
+    o["measured"] = {
+        {"run_clock_policy",
+         k.clock_policy.empty() ? ordered_json(nullptr) : ordered_json(k.clock_policy)},
+        {"samples", k.samples},
+        {"discarded", k.discarded},
+        {"conditions", conditions_json(k.conditions)},
+        {"cublas_conditions",
+         k.cublas_conditions ? conditions_json(*k.cublas_conditions) : ordered_json(nullptr)}};
     j["own_best"] = o;
   } else {
     j["own_best"] = nullptr;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -28,7 +27,7 @@ std::string format_json(const std::vector<ProblemReport>& reports);
 
 // Number formatting used in every table: fixed decimals, "-" for 0 or missing.
 std::string fixed(double v, int decimals);
-std::string percent(double v);  // "63.2%"
+std::string percent(double v);     // "63.2%"
 std::string ratio_text(double v);  // "1.23x"
 // "2 (smem)": blocks per SM and the limiting resource, "?" flagged when registers are unknown.
 std::string occupancy_text(const Occupancy& o);

@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using WinnerKey = std::tuple<std::string, std::string, int, std::string>;  // arch, name, SMs, problem
+using WinnerKey =
+    std::tuple<std::string, std::string, int, std::string>;  // arch, name, SMs, problem
 
 WinnerKey key_of(const WinnerRecord& w) {
   return {w.gpu.arch, w.gpu.name, w.gpu.sm_count, w.problem.to_string()};
@@ -53,7 +54,8 @@ MergeSummary merge_databases(const std::string& out_path, const std::vector<std:
     if (!seen.insert(canonical(in)).second)
       throw Error(ErrorKind::invalid_value,
                   fmt::format("merge: {} is the output or given twice", in));
-    if (!fs::exists(in)) throw Error(ErrorKind::invalid_value, fmt::format("merge: {}: no such file", in));
+    if (!fs::exists(in))
+      throw Error(ErrorKind::invalid_value, fmt::format("merge: {}: no such file", in));
   }
 
   const fs::path parent = fs::path(out_path).parent_path();

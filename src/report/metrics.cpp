@@ -20,14 +20,47 @@ SmLimits sm_limits(std::string_view arch) {
   if (arch.starts_with("sm_")) cc = std::atoi(std::string(arch.substr(3)).c_str());
   SmLimits l;  // sm_90
   switch (cc) {
-    case 70: case 72: l.max_threads = 2048; l.max_blocks = 32; l.smem_bytes = 98304; l.smem_reserved_per_block = 0; break;
-    case 75: l.max_threads = 1024; l.max_blocks = 16; l.smem_bytes = 65536; l.smem_reserved_per_block = 0; break;
-    case 80: l.max_threads = 2048; l.max_blocks = 32; l.smem_bytes = 167936; break;
-    case 86: l.max_threads = 1536; l.max_blocks = 16; l.smem_bytes = 102400; break;
-    case 87: l.max_threads = 2048; l.max_blocks = 16; l.smem_bytes = 167936; break;
-    case 89: l.max_threads = 1536; l.max_blocks = 24; l.smem_bytes = 102400; break;
-    case 120: case 121: l.max_threads = 1536; l.max_blocks = 32; l.smem_bytes = 102400; break;
-    default: break;  // sm_90, sm_100 and unknown
+    case 70:
+    case 72:
+      l.max_threads = 2048;
+      l.max_blocks = 32;
+      l.smem_bytes = 98304;
+      l.smem_reserved_per_block = 0;
+      break;
+    case 75:
+      l.max_threads = 1024;
+      l.max_blocks = 16;
+      l.smem_bytes = 65536;
+      l.smem_reserved_per_block = 0;
+      break;
+    case 80:
+      l.max_threads = 2048;
+      l.max_blocks = 32;
+      l.smem_bytes = 167936;
+      break;
+    case 86:
+      l.max_threads = 1536;
+      l.max_blocks = 16;
+      l.smem_bytes = 102400;
+      break;
+    case 87:
+      l.max_threads = 2048;
+      l.max_blocks = 16;
+      l.smem_bytes = 167936;
+      break;
+    case 89:
+      l.max_threads = 1536;
+      l.max_blocks = 24;
+      l.smem_bytes = 102400;
+      break;
+    case 120:
+    case 121:
+      l.max_threads = 1536;
+      l.max_blocks = 32;
+      l.smem_bytes = 102400;
+      break;
+    default:
+      break;  // sm_90, sm_100 and unknown
   }
   return l;
 }

@@ -17,11 +17,11 @@ struct SmLimits {
   int max_threads = 2048;
   int max_blocks = 32;
   int registers = 65536;
-  int register_unit = 256;           // registers are allocated per warp in units of this
+  int register_unit = 256;  // registers are allocated per warp in units of this
   int max_registers_per_thread = 255;
-  int smem_bytes = 233472;           // shared memory per SM usable by blocks (228 KB)
+  int smem_bytes = 233472;  // shared memory per SM usable by blocks (228 KB)
   int smem_reserved_per_block = 1024;
-  int smem_unit = 128;               // allocation granularity, bytes
+  int smem_unit = 128;  // allocation granularity, bytes
 };
 // Limits of "sm_XY" (sm_70 .. sm_120); an unknown architecture gets sm_90's.
 SmLimits sm_limits(std::string_view arch);
@@ -44,7 +44,7 @@ double tflops(const ProblemKey& p, double time_us);  // achieved TFLOP/s; 0 when
 struct Occupancy {
   int blocks_per_sm = 0;
   int warps_per_sm = 0;
-  double fraction = 0;       // resident warps / maximum warps per SM
+  double fraction = 0;  // resident warps / maximum warps per SM
   std::string limiter;  // "threads", "blocks", "registers" or "smem"; "... (does not fit)" at 0
   bool registers_known = true;  // false: registers were not recorded (limit not applied)
 };

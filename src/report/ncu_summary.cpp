@@ -317,10 +317,11 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
       }
       seen += (seen.empty() ? "" : ", ") + m.section + "/" + m.name + " [" + m.unit + "]";
     }
-    throw Error(ErrorKind::internal,
-                fmt::format("ncu's output has no speed-of-light metrics for {} (section SpeedOfLight "
-                            "not collected or not recognised); it held: {}",
-                            l.kernel, seen.empty() ? "no metrics" : seen));
+    throw Error(
+        ErrorKind::internal,
+        fmt::format("ncu's output has no speed-of-light metrics for {} (section SpeedOfLight "
+                    "not collected or not recognised); it held: {}",
+                    l.kernel, seen.empty() ? "no metrics" : seen));
   }
 
   double total = 0;

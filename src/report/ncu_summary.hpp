@@ -36,8 +36,8 @@ struct NcuSummary {
   std::optional<double> dram_throughput_pct;
   std::optional<double> achieved_occupancy_pct, theoretical_occupancy_pct;
   std::optional<double> registers_per_thread;  // from the launch statistics
-  std::optional<double> cycles_per_issue;  // all warp states, per issued instruction
-  std::vector<StallReason> stalls;         // the largest first, at most `top_stalls`
+  std::optional<double> cycles_per_issue;      // all warp states, per issued instruction
+  std::vector<StallReason> stalls;             // the largest first, at most `top_stalls`
 };
 
 // The launch of the first kernel whose name matches `kernel_regex` (ECMAScript, searched) in

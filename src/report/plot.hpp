@@ -20,10 +20,10 @@ std::string find_on_path(std::string_view name);
 std::string gnuplot_quote(std::string_view text);
 
 // Script texts (data file paths are embedded as given). Exposed for tests.
-std::string roofline_script(const std::vector<const ProblemReport*>& group, const std::string& data_path,
-                            const std::string& output_stem);
-std::string speedup_script(const std::vector<const ProblemReport*>& group, const std::string& data_path,
-                           const std::string& output_stem);
+std::string roofline_script(const std::vector<const ProblemReport*>& group,
+                            const std::string& data_path, const std::string& output_stem);
+std::string speedup_script(const std::vector<const ProblemReport*>& group,
+                           const std::string& data_path, const std::string& output_stem);
 std::string roofline_data(const std::vector<const ProblemReport*>& group);
 std::string speedup_data(const std::vector<const ProblemReport*>& group);
 
@@ -32,6 +32,7 @@ std::string speedup_data(const std::vector<const ProblemReport*>& group);
 // for a single model, else with "_<arch>_<model>" appended. Returns the pictures written.
 // Throws Error(not_supported) when gnuplot is not on $PATH, Error(internal) when it fails
 // (with its error output), Error(invalid_value) when there is nothing to draw.
-std::vector<std::string> draw_plots(const std::vector<ProblemReport>& reports, const std::string& dir);
+std::vector<std::string> draw_plots(const std::vector<ProblemReport>& reports,
+                                    const std::string& dir);
 
 }  // namespace sgt::report

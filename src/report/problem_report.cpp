@@ -30,7 +30,8 @@ void add_geometry(KernelFacts& k, const ProblemKey& p, const GpuRecord& gpu) {
         missing += (missing.empty() ? "" : ",") + name;
       }
     g = family.geometry(knobs, p);
-    if (!missing.empty()) k.geometry_note = "knobs " + missing + " missing from the record, taken as 0";
+    if (!missing.empty())
+      k.geometry_note = "knobs " + missing + " missing from the record, taken as 0";
   } catch (const Error&) {
     return;
   }
@@ -180,7 +181,8 @@ std::vector<ProblemReport> build_report(TuningStore& store, const ReportOptions&
   return out;
 }
 
-std::vector<std::vector<const ProblemReport*>> group_by_gpu(const std::vector<ProblemReport>& reports) {
+std::vector<std::vector<const ProblemReport*>> group_by_gpu(
+    const std::vector<ProblemReport>& reports) {
   std::vector<std::vector<const ProblemReport*>> groups;
   std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
   for (const ProblemReport& r : reports) {

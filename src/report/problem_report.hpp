@@ -20,14 +20,14 @@ namespace sgt::report {
 struct KernelFacts {
   std::string family, config;
   double time_us = 0;
-  std::string stage;       // where time_us comes from: "winner", "final" or "screen"
-  double cublas_us = 0;    // cuBLAS measured in the same rounds (0: not measured)
-  int registers = 0;       // per thread; 0: not recorded (a compile-cache hit)
+  std::string stage;     // where time_us comes from: "winner", "final" or "screen"
+  double cublas_us = 0;  // cuBLAS measured in the same rounds (0: not measured)
+  int registers = 0;     // per thread; 0: not recorded (a compile-cache hit)
   int spill_bytes = 0;
-  int smem_bytes = 0;      // per block, static + dynamic
-  bool geometry_known = false;  // false: unknown family or knobs (from another build)
-  std::string geometry_note;    // set when knobs missing from an older record were taken as 0
-  int threads = 0;         // per block
+  int smem_bytes = 0;            // per block, static + dynamic
+  bool geometry_known = false;   // false: unknown family or knobs (from another build)
+  std::string geometry_note;     // set when knobs missing from an older record were taken as 0
+  int threads = 0;               // per block
   std::int64_t grid_blocks = 0;  // of sgemm_main, all split-K slices included
   int k_splits = 1;
   Occupancy occupancy;
@@ -47,13 +47,13 @@ struct ProblemReport {
   std::string label;          // "NN 4096x16x4096" (+ leading dimensions / align when unusual)
   std::string winner_family;  // "cublas" when nothing beat cuBLAS, "cublaslt" for its algorithms
   std::string winner_config;
-  double tuned_us = 0;        // the winner's time (cuBLAS's when cuBLAS won)
+  double tuned_us = 0;  // the winner's time (cuBLAS's when cuBLAS won)
   double cublas_us = 0;
   double tie_band = 0;
-  double peak_tflops = 0;     // FP32, from the GPU's SM count and default clock
+  double peak_tflops = 0;  // FP32, from the GPU's SM count and default clock
   double bandwidth_tbps = 0;
-  double floor_us = 0;        // roofline_floor_us
-  double intensity = 0;       // FLOP per byte of minimal traffic
+  double floor_us = 0;   // roofline_floor_us
+  double intensity = 0;  // FLOP per byte of minimal traffic
   Bound bound = Bound::compute;
   int tried = 0, ok = 0, failed = 0, skipped = 0;  // candidates on this GPU and software
   std::map<std::string, int> failures;             // outcome name -> count (not ok, not skipped)
@@ -61,7 +61,9 @@ struct ProblemReport {
 
   bool cublas_won() const { return winner_family == kCublasFamily; }
   // A kernel of ours won (neither cublasSgemm nor one of cuBLASLt's algorithms).
-  bool own_won() const { return winner_family != kCublasFamily && winner_family != kCublasLtFamily; }
+  bool own_won() const {
+    return winner_family != kCublasFamily && winner_family != kCublasLtFamily;
+  }
   double ratio() const { return tuned_us > 0 ? cublas_us / tuned_us : 0.0; }  // > 1: faster
   double tuned_tflops() const { return tflops(problem, tuned_us); }
   double cublas_tflops() const { return tflops(problem, cublas_us); }
@@ -95,7 +97,8 @@ struct ReportOptions {
 std::vector<ProblemReport> build_report(TuningStore& store, const ReportOptions& options);
 
 // Reports grouped by GPU model (arch, name, SM count), the input order kept inside a group.
-std::vector<std::vector<const ProblemReport*>> group_by_gpu(const std::vector<ProblemReport>& reports);
+std::vector<std::vector<const ProblemReport*>> group_by_gpu(
+    const std::vector<ProblemReport>& reports);
 
 // Geometric mean of ratio() over problems (0 when empty); own: of the own kernels' ratios.
 double geomean_ratio(const std::vector<ProblemReport>& reports, bool own = false);

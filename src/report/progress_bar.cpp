@@ -28,7 +28,8 @@ std::string format_duration(double seconds) {
 }
 
 std::string format_progress(const Progress& p, const RunClock& run, int bar_width) {
-  const double fraction = p.total > 0 ? std::clamp(static_cast<double>(p.done) / p.total, 0.0, 1.0) : 0;
+  const double fraction =
+      p.total > 0 ? std::clamp(static_cast<double>(p.done) / p.total, 0.0, 1.0) : 0;
   const int filled = static_cast<int>(std::lround(fraction * bar_width));
   const std::string bar = std::string(filled, '#') + std::string(bar_width - filled, '-');
   // "NN 4096x4096x4096 lda=..." -> "NN 4096x4096x4096"
@@ -40,11 +41,12 @@ std::string format_progress(const Progress& p, const RunClock& run, int bar_widt
     best = fmt::format("best {:.1f} us = {:.2f}x cuBLAS", p.best_us, p.cublas_us / p.best_us);
   else if (p.best_us > 0)
     best = fmt::format("best {:.1f} us", p.best_us);
-  return fmt::format("[{}/{}] {} {} |{}| {}/{} {:.1f}/s ETA {} (run {} left, {} so far) "
-                     "compile-wait {:.0f}% | {}",
-                     p.problem_index + 1, p.problem_count, shape, p.stage, bar, p.done, p.total, rate,
-                     format_duration(problem_remaining_s(p)), format_duration(run_remaining_s(p, run)),
-                     format_duration(run.elapsed_s), wait_share, best);
+  return fmt::format(
+      "[{}/{}] {} {} |{}| {}/{} {:.1f}/s ETA {} (run {} left, {} so far) "
+      "compile-wait {:.0f}% | {}",
+      p.problem_index + 1, p.problem_count, shape, p.stage, bar, p.done, p.total, rate,
+      format_duration(problem_remaining_s(p)), format_duration(run_remaining_s(p, run)),
+      format_duration(run.elapsed_s), wait_share, best);
 }
 
 }  // namespace sgt

@@ -10,8 +10,8 @@
 namespace sgt {
 
 struct RunClock {
-  double elapsed_s = 0;           // since the run started
-  double finished_problems_s = 0; // total of the problems measured so far (not the already tuned)
+  double elapsed_s = 0;            // since the run started
+  double finished_problems_s = 0;  // total of the problems measured so far (not the already tuned)
   int finished_problems = 0;
 };
 

@@ -17,12 +17,23 @@ bool colour_enabled(std::FILE* stream) {
 std::string paint(std::string_view text, Colour colour, bool on) {
   const char* code = nullptr;
   switch (colour) {
-    case Colour::green: code = "32"; break;
-    case Colour::red: code = "31"; break;
-    case Colour::yellow: code = "33"; break;
-    case Colour::bold: code = "1"; break;
-    case Colour::dim: code = "2"; break;
-    case Colour::none: break;
+    case Colour::green:
+      code = "32";
+      break;
+    case Colour::red:
+      code = "31";
+      break;
+    case Colour::yellow:
+      code = "33";
+      break;
+    case Colour::bold:
+      code = "1";
+      break;
+    case Colour::dim:
+      code = "2";
+      break;
+    case Colour::none:
+      break;
   }
   if (!on || code == nullptr) return std::string(text);
   return std::string("\033[") + code + "m" + std::string(text) + "\033[0m";

@@ -22,7 +22,7 @@ struct Dim3 {
 // tensor map for it (src/cuda/tensor_map.hpp) and passes it after SgemmArgs. Sizes in floats.
 struct TmaTile {
   bool used = false;
-  bool k_inner = false;   // the operand is K-contiguous (its inner global dimension is K)
+  bool k_inner = false;    // the operand is K-contiguous (its inner global dimension is K)
   unsigned box_inner = 0;  // box extent along the inner (contiguous) dimension
   unsigned box_outer = 0;
   unsigned swizzle_bytes = 0;  // 0 (none), 32, 64 or 128: must equal box_inner * 4 when set
@@ -34,13 +34,13 @@ struct LaunchGeometry {
   Dim3 grid, block;
   unsigned smem_bytes = 0;  // dynamic shared memory of sgemm_main, bytes
   int k_splits = 1;
-  int k_slice = 0;          // K elements per split (0: all of K)
+  int k_slice = 0;  // K elements per split (0: all of K)
   bool has_reduce = false;
   Dim3 reduce_grid, reduce_block;
   std::size_t workspace_floats = 0;  // device workspace the launch needs, in floats
-  int tile_m = 0, tile_n = 0;  // C elements one block computes, rows x columns (cost model)
-  TmaTile tma_a, tma_b;        // both used, or neither
-  PackedOperand pack_a, pack_b;  // copies in the workspace, after the rest (transposed: either)
+  int tile_m = 0, tile_n = 0;        // C elements one block computes, rows x columns (cost model)
+  TmaTile tma_a, tma_b;              // both used, or neither
+  PackedOperand pack_a, pack_b;      // copies in the workspace, after the rest (transposed: either)
 };
 
 // Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).
@@ -54,7 +54,7 @@ struct DeviceLimits {
 };
 
 struct Constraint {
-  std::string name;                          // "threads_in_range"
+  std::string name;  // "threads_in_range"
   std::function<bool(const Knobs&)> holds;
 };
 

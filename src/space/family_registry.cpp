@@ -38,7 +38,8 @@ Knobs with_knobs_added_later(const Family& family, Knobs stored) {
   return stored;
 }
 
-std::string failed_constraint(const Family& family, const Knobs& knobs, const DeviceLimits& limits) {
+std::string failed_constraint(const Family& family, const Knobs& knobs,
+                              const DeviceLimits& limits) {
   for (const std::string& name : family.knob_names())
     if (!knobs.contains(name)) return fmt::format("missing knob {}", name);
   for (const auto& [name, value] : knobs) {

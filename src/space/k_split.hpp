@@ -1,5 +1,6 @@
-// How the split-K families (F1, F2) cut K into slices and size their partial tiles: at most SPLITK slices, each a multiple of
-// the kernel's BK so that no K tile straddles two slices, the last one possibly shorter.
+// How the split-K families (F1, F2) cut K into slices and size their partial tiles: at most SPLITK
+// slices, each a multiple of the kernel's BK so that no K tile straddles two slices, the last one
+// possibly shorter.
 #pragma once
 
 #include <cstdint>

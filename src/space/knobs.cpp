@@ -39,7 +39,8 @@ Knobs parse_knobs(const std::string& text) {
 
 int knob(const Knobs& knobs, const std::string& name) {
   const auto it = knobs.find(name);
-  if (it == knobs.end()) throw Error(ErrorKind::invalid_value, fmt::format("knob {} is not set", name));
+  if (it == knobs.end())
+    throw Error(ErrorKind::invalid_value, fmt::format("knob {} is not set", name));
   return it->second;
 }
 

@@ -14,15 +14,22 @@ char op_char(Op op) { return op == Op::N ? 'N' : 'T'; }
 
 Op parse_op(char c) {
   switch (c) {
-    case 'N': case 'n': return Op::N;
-    case 'T': case 't': case 'C': case 'c': return Op::T;
-    default: throw Error(ErrorKind::invalid_value, fmt::format("transpose '{}' is not N or T", c));
+    case 'N':
+    case 'n':
+      return Op::N;
+    case 'T':
+    case 't':
+    case 'C':
+    case 'c':
+      return Op::T;
+    default:
+      throw Error(ErrorKind::invalid_value, fmt::format("transpose '{}' is not N or T", c));
   }
 }
 
 std::string ProblemKey::to_string() const {
-  return fmt::format("{}{} {}x{}x{} lda={} ldb={} ldc={} align={}", op_char(transa), op_char(transb),
-                     m, n, k, lda, ldb, ldc, align);
+  return fmt::format("{}{} {}x{}x{} lda={} ldb={} ldc={} align={}", op_char(transa),
+                     op_char(transb), m, n, k, lda, ldb, ldc, align);
 }
 
 int rows_a(const ProblemKey& p) { return p.transa == Op::N ? p.m : p.k; }

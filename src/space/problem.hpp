@@ -37,7 +37,8 @@ int cols_b(const ProblemKey& p);
 // Minimal leading dimensions for a problem (0 fields in a shape list mean "minimal").
 ProblemKey with_minimal_leading_dimensions(ProblemKey p);
 // Alignment class from leading dimensions and the byte addresses of the three operands.
-int alignment_class(int lda, int ldb, int ldc, std::uintptr_t a, std::uintptr_t b, std::uintptr_t c);
+int alignment_class(int lda, int ldb, int ldc, std::uintptr_t a, std::uintptr_t b,
+                    std::uintptr_t c);
 // Element counts the stored operands span (with leading dimensions), in floats.
 std::int64_t elements_a(const ProblemKey& p);
 std::int64_t elements_b(const ProblemKey& p);

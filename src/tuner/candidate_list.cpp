@@ -35,7 +35,8 @@ CandidateList plan_candidates(const Enumeration& all, const DeviceLimits& limits
   return list;
 }
 
-CandidateRecord candidate_record(const PlannedCandidate& c, const ProblemKey& problem, std::int64_t run_id) {
+CandidateRecord candidate_record(const PlannedCandidate& c, const ProblemKey& problem,
+                                 std::int64_t run_id) {
   CandidateRecord rec;
   rec.run_id = run_id;
   rec.problem = problem;

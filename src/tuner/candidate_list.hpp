@@ -19,7 +19,7 @@ struct PlannedCandidate {
   std::string options;               // every NVRTC option, joined (provenance)
   std::string template_file;         // "<family>.cu"
   std::string template_hash;
-  double predicted_us = 0;           // cost model
+  double predicted_us = 0;  // cost model
 };
 
 struct CandidateList {

@@ -1,9 +1,8 @@
 #include "tuner/compile_only.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/provenance.hpp"
@@ -48,7 +47,8 @@ CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
 
   std::vector<CompilePool::Job> jobs;
   for (const PlannedCandidate& c : list.candidates)
-    jobs.push_back([this, &c] { return cache_.compile(c.template_file, c.defines, options_.arch); });
+    jobs.push_back(
+        [this, &c] { return cache_.compile(c.template_file, c.defines, options_.arch); });
   const int threads = options_.compile_threads > 0
                           ? options_.compile_threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -58,8 +58,8 @@ CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
   for (std::size_t i = 0; i < list.candidates.size(); ++i) {
     const PlannedCandidate& c = list.candidates[i];
     const CompileResult compiled = pool.take(i);
-    const ResourceVerdict resources =
-        check_resources(compiled, c.candidate.family->geometry(c.candidate.knobs, problem), options_.limits);
+    const ResourceVerdict resources = check_resources(
+        compiled, c.candidate.family->geometry(c.candidate.knobs, problem), options_.limits);
     CandidateRecord rec = candidate_record(c, problem, run_id_);
     rec.registers = resources.registers;
     rec.spill_bytes = resources.spill_bytes;
@@ -79,7 +79,8 @@ CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
     records.push_back(std::move(rec));
   }
   result.cache_hits = cache_.hits() - hits_before;
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (store_) store_->record_candidates(run_id_, gpu_, software_, records);
   return result;
 }

@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <string>
 
+#include "config/search_space.hpp"
 #include "db/records.hpp"
 #include "jit/compile_cache.hpp"
 #include "space/family.hpp"
 #include "space/problem.hpp"
-#include "config/search_space.hpp"
 
 namespace sgt {
 
@@ -19,11 +19,11 @@ class TuningStore;
 struct CompileOnlyOptions {
   std::string space_path = "configs/spaces";
   std::string arch = "sm_90";
-  DeviceLimits limits;           // of the target GPU
-  int compile_threads = 0;       // 0: one per core
-  std::string cache_dir;         // "" = memory only
-  std::string command_line;      // provenance
-  std::string host;              // provenance; "" = this host's name
+  DeviceLimits limits;       // of the target GPU
+  int compile_threads = 0;   // 0: one per core
+  std::string cache_dir;     // "" = memory only
+  std::string command_line;  // provenance
+  std::string host;          // provenance; "" = this host's name
 };
 
 struct CompileOnlyResult {

@@ -12,17 +12,17 @@
 namespace sgt {
 namespace {
 
-constexpr int kSmemPerSm = 233472;       // 228 KB per SM on sm_90
-constexpr double kL2Tbps = 11.0;         // L2 to SM bandwidth, all SMs together
-constexpr double kIssueHalf = 1.0;       // FMAs per shared operand read at which issue is half efficient
-constexpr double kLatencyWarps = 1.0;    // resident warps per SM at which latency is half hidden
-constexpr double kReduceFixedUs = 2.0;   // the split-K reduce's launch
+constexpr int kSmemPerSm = 233472;  // 228 KB per SM on sm_90
+constexpr double kL2Tbps = 11.0;    // L2 to SM bandwidth, all SMs together
+constexpr double kIssueHalf = 1.0;  // FMAs per shared operand read at which issue is half efficient
+constexpr double kLatencyWarps = 1.0;   // resident warps per SM at which latency is half hidden
+constexpr double kReduceFixedUs = 2.0;  // the split-K reduce's launch
 // Packing's copies: sgemm_pack's launch, then bytes read plus written. Measured as packed points
 // less the same points in place on aligned twins: 8.7 us on 1023x1025x1027, 3.5 us on 257x511x129
-// (tools/bench/results/2026-12-02-pack-kernel; cudaMemcpy2DAsync took 16.9 and 6.4).
+// (docs/findings.md, "Packed operands"; cudaMemcpy2DAsync took 16.9 and 6.4).
 constexpr double kPackFixedUs = 3.0;
 constexpr double kPackTbps = 3.0;
-constexpr double kBlockFixedUs = 1.0;    // a block's prologue and epilogue (pipeline fill, stores)
+constexpr double kBlockFixedUs = 1.0;  // a block's prologue and epilogue (pipeline fill, stores)
 // Issue efficiency lost per K-contiguous operand of a TMA-fed kernel: F2 on 4096^3 took about
 // 2550 us NT (both operands M/N-contiguous), 2700 NN (B K-contiguous), 2950 TN (both).
 constexpr double kKContiguousCost = 0.06;
@@ -36,7 +36,8 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   const double threads = static_cast<double>(g.block.x) * g.block.y * g.block.z;
   if (blocks <= 0 || threads <= 0) return e;
   int occupancy = static_cast<int>(2048 / threads);
-  if (g.smem_bytes > 0) occupancy = std::min<int>(occupancy, kSmemPerSm / static_cast<int>(g.smem_bytes + 1024));
+  if (g.smem_bytes > 0)
+    occupancy = std::min<int>(occupancy, kSmemPerSm / static_cast<int>(g.smem_bytes + 1024));
   occupancy = std::clamp(occupancy, 1, 32);
   // Blocks are dealt round-robin to the SMs: the busiest SM runs ceil(blocks / SMs) of them,
   // at most `occupancy` at a time, and its FMA rate depends on how many warps hide latency.
@@ -67,11 +68,10 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   const double latency = resident_warps / (resident_warps + kLatencyWarps);
   const double sm_tflops = peak_tflops / sms * issue * latency;
   // A block issues the FMAs of its whole tile, also where the tile overhangs the matrix.
-  const double block_flop = g.tile_m > 0 && g.tile_n > 0
-                                ? 2.0 * g.tile_m * g.tile_n * k_per_block
-                                : flop / blocks;
-  e.compute_us = per_sm * block_flop / (sm_tflops * 1e6) +
-                 std::ceil(per_sm / occupancy) * kBlockFixedUs;
+  const double block_flop =
+      g.tile_m > 0 && g.tile_n > 0 ? 2.0 * g.tile_m * g.tile_n * k_per_block : flop / blocks;
+  e.compute_us =
+      per_sm * block_flop / (sm_tflops * 1e6) + std::ceil(per_sm / occupancy) * kBlockFixedUs;
 
   // Packed copies of A and/or B (an operand not copied has no floats): written once before the
   // kernel, which then reads them.
@@ -86,14 +86,16 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   // Bytes from HBM: each operand once (the tiles of a wave share them through L2), plus the
   // split-K partials written.
   const double mn = static_cast<double>(p.m) * p.n;
-  const double bytes = 4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n + mn) +
-                       4.0 * partial_floats;
-  e.memory_us = std::max(bytes / (bandwidth_tbps * 1e6), l2_bytes / (kL2Tbps * 1e6 * e.wave_efficiency));
+  const double bytes =
+      4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n + mn) +
+      4.0 * partial_floats;
+  e.memory_us =
+      std::max(bytes / (bandwidth_tbps * 1e6), l2_bytes / (kL2Tbps * 1e6 * e.wave_efficiency));
   // The final sum comes after the partials: it reads them all and writes C, in a second launch
   // (sgemm_reduce) or in the last block of each tile (REDUCE = 1).
-  const double reduce_us =
-      g.k_splits > 1 ? (g.has_reduce ? kReduceFixedUs : 0.0) + 4.0 * (partial_floats + mn) / (bandwidth_tbps * 1e6)
-                     : 0.0;
+  const double reduce_us = g.k_splits > 1 ? (g.has_reduce ? kReduceFixedUs : 0.0) +
+                                                4.0 * (partial_floats + mn) / (bandwidth_tbps * 1e6)
+                                          : 0.0;
   e.time_us = pack_us + std::max(e.compute_us, e.memory_us) + reduce_us;
   return e;
 }

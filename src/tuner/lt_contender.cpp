@@ -27,9 +27,10 @@ LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, 
                    plan.algorithms()[static_cast<std::size_t>(c.index)].config, c.message);
       continue;
     }
-    const Measurement m = timer.screen(operands.launch([&, i = c.index](cudaStream_t st, const OperandSet& o) {
-      lt.run(plan, i, st, alpha, o.a, o.b, beta, o.c);
-    }));
+    const Measurement m =
+        timer.screen(operands.launch([&, i = c.index](cudaStream_t st, const OperandSet& o) {
+          lt.run(plan, i, st, alpha, o.a, o.b, beta, o.c);
+        }));
     if (out.index < 0 || m.median_us < out.screen_us) {
       out.index = c.index;
       out.screen_us = m.median_us;

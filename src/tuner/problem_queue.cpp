@@ -21,8 +21,10 @@ static_assert(std::atomic<int>::is_always_lock_free);
 ProblemQueue::ProblemQueue(int problems, int workers) : problems_(problems), workers_(workers) {
   if (workers < 1 || workers > kMaxWorkers)
     throw Error(ErrorKind::invalid_value, "between 1 and 64 workers per host");
-  void* p = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw Error(ErrorKind::internal, std::string("mmap: ") + std::strerror(errno));
+  void* p =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    throw Error(ErrorKind::internal, std::string("mmap: ") + std::strerror(errno));
   shared_ = new (p) Shared;
   for (std::atomic<int>& c : shared_->current) c.store(-1);
 }

@@ -12,9 +12,9 @@
 namespace sgt {
 namespace {
 
-constexpr int kLeaders = 4;           // local search looks around this many of the fastest
+constexpr int kLeaders = 4;             // local search looks around this many of the fastest
 constexpr std::size_t kLocalBatch = 8;  // candidates per local-search step
-constexpr double kModelShare = 0.75;  // of the budget, spent on the model's ranking first
+constexpr double kModelShare = 0.75;    // of the budget, spent on the model's ranking first
 // Of that first share, each family's own best-predicted get this fraction, split evenly between
 // the families: the model ranks configurations within a family better than it ranks families
 // against each other (it does not see F1's 4-byte copies, or what F2's packing saves).
@@ -31,15 +31,19 @@ Strategy parse_strategy(std::string_view name) {
   if (name == "model") return Strategy::model;
   if (name == "exhaustive") return Strategy::exhaustive;
   if (name == "random") return Strategy::random;
-  throw Error(ErrorKind::invalid_value,
-              fmt::format("unknown search strategy '{}' (expected model, exhaustive or random)", name));
+  throw Error(
+      ErrorKind::invalid_value,
+      fmt::format("unknown search strategy '{}' (expected model, exhaustive or random)", name));
 }
 
 std::string strategy_name(Strategy strategy) {
   switch (strategy) {
-    case Strategy::model: return "model";
-    case Strategy::exhaustive: return "exhaustive";
-    case Strategy::random: return "random";
+    case Strategy::model:
+      return "model";
+    case Strategy::exhaustive:
+      return "exhaustive";
+    case Strategy::random:
+      return "random";
   }
   return "?";
 }
@@ -95,8 +99,8 @@ std::vector<std::size_t> warm_start_candidates(const ProblemKey& key,
 }
 
 SearchOrder::SearchOrder(Strategy strategy, const SearchSpace& space,
-                         const std::vector<PlannedCandidate>& candidates, int budget, std::uint64_t seed,
-                         std::vector<std::size_t> warm_start)
+                         const std::vector<PlannedCandidate>& candidates, int budget,
+                         std::uint64_t seed, std::vector<std::size_t> warm_start)
     : strategy_(strategy),
       space_(space),
       candidates_(candidates),

@@ -42,8 +42,9 @@ class SearchOrder {
  public:
   // budget: candidates to measure at most (0: all; exhaustive always takes all). warm_start:
   // indices into candidates measured first by the model strategy.
-  SearchOrder(Strategy strategy, const SearchSpace& space, const std::vector<PlannedCandidate>& candidates,
-              int budget, std::uint64_t seed, std::vector<std::size_t> warm_start = {});
+  SearchOrder(Strategy strategy, const SearchSpace& space,
+              const std::vector<PlannedCandidate>& candidates, int budget, std::uint64_t seed,
+              std::vector<std::size_t> warm_start = {});
 
   // The next candidates to measure, given the screened times (by candidate index) of those
   // measured correctly so far; empty when the search is over.

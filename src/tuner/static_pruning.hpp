@@ -10,10 +10,10 @@
 namespace sgt {
 
 struct ResourceVerdict {
-  int registers = 0;     // per thread
-  int spill_bytes = 0;   // stores + loads
-  int smem_bytes = 0;    // static + dynamic, per block
-  std::string violation; // empty: the candidate may run
+  int registers = 0;      // per thread
+  int spill_bytes = 0;    // stores + loads
+  int smem_bytes = 0;     // static + dynamic, per block
+  std::string violation;  // empty: the candidate may run
 };
 
 ResourceVerdict check_resources(const CompileResult& compiled, const LaunchGeometry& geometry,

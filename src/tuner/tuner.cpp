@@ -4,7 +4,6 @@
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/error.hpp"
@@ -20,19 +20,19 @@
 #include "cuda/cublas_handle.hpp"
 #include "cuda/stream.hpp"
 #include "db/tuning_store.hpp"
+#include "jit/compile_cache.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/sgemm_kernel.hpp"
 #include "jit/templates.hpp"
 #include "measure/operand_rotation.hpp"
 #include "measure/timer.hpp"
-#include "jit/compile_cache.hpp"
 #include "tuner/candidate_list.hpp"
 #include "tuner/compile_pool.hpp"
+#include "tuner/lt_contender.hpp"
 #include "tuner/measurement_record.hpp"
 #include "tuner/search_strategy.hpp"
 #include "tuner/static_pruning.hpp"
 #include "tuner/winner_selection.hpp"
-#include "tuner/lt_contender.hpp"
 #include "verify/gemm_checker.hpp"
 
 namespace sgt {
@@ -108,7 +108,8 @@ struct Tuner::State {
 };
 
 Tuner::Tuner(TuningStore& store, TuneOptions options) {
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw Error(ErrorKind::cuda, why);
+  if (const std::string why = gpu_unavailable_reason(); !why.empty())
+    throw Error(ErrorKind::cuda, why);
   int ordinal = 0;
   SGT_CUDA_CHECK(cudaGetDevice(&ordinal));
   state_ = std::make_unique<State>(store, std::move(options), query_device(ordinal));
@@ -142,9 +143,11 @@ double seconds_since(Clock::time_point t) {
 
 // The winners of this GPU model with the problem's transposes and alignment class, for the
 // model strategy's warm start (cuBLAS winners have no configuration to start from).
-std::vector<KnownWinner> known_winners(TuningStore& store, const GpuRecord& gpu, const ProblemKey& key) {
+std::vector<KnownWinner> known_winners(TuningStore& store, const GpuRecord& gpu,
+                                       const ProblemKey& key) {
   std::vector<KnownWinner> out;
-  for (const WinnerRecord& w : store.winners_for(key.transa, key.transb, key.align, gpu.name, gpu.arch, false))
+  for (const WinnerRecord& w :
+       store.winners_for(key.transa, key.transb, key.align, gpu.name, gpu.arch, false))
     if (w.family != kCublasFamily && w.family != kCublasLtFamily)
       out.push_back({w.problem, w.family, w.config});
   return out;
@@ -152,7 +155,8 @@ std::vector<KnownWinner> known_winners(TuningStore& store, const GpuRecord& gpu,
 
 }  // namespace
 
-ProblemResult Tuner::tune(const Problem& problem, int index, int count, const ProgressFn& progress) {
+ProblemResult Tuner::tune(const Problem& problem, int index, int count,
+                          const ProgressFn& progress) {
   State& s = *state_;
   const ProblemKey& key = problem.key;
   const Clock::time_point started = Clock::now();
@@ -171,20 +175,24 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
 
   // What an earlier (interrupted) run already finished for this problem on this GPU and software.
   std::map<std::pair<std::string, std::string>, CandidateRecord> finished;
-  const auto finished_key = [](const std::string& family, const std::string& config, const std::string& hash) {
+  const auto finished_key = [](const std::string& family, const std::string& config,
+                               const std::string& hash) {
     return std::make_pair(family, config + "|" + hash);
   };
   // With retune, only what this command recorded (a worker restarted after a crash resumes).
   for (CandidateRecord& r : s.store.candidates(key, s.gpu, s.software))
-    if (r.outcome != Outcome::compiled && (!s.options.retune || r.run_id > s.options.retune_after_run))
+    if (r.outcome != Outcome::compiled &&
+        (!s.options.retune || r.run_id > s.options.retune_after_run))
       finished.emplace(finished_key(r.family, r.config, r.template_hash), std::move(r));
   if (!s.options.retune) {
     // Tuned already: a winner is stored and the search's budget was spent on candidates of the
     // current space and templates (a space or template change, or a larger budget, goes on).
-    if (auto winner = s.store.find_winner(key, s.gpu.name, s.gpu.arch); winner && !finished.empty()) {
+    if (auto winner = s.store.find_winner(key, s.gpu.name, s.gpu.arch);
+        winner && !finished.empty()) {
       int known = 0;
       for (const PlannedCandidate& w : work)
-        known += finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash));
+        known +=
+            finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash));
       const bool all_known = known >= order.budget();
       if (all_known) {
         result.already_tuned = true;
@@ -236,11 +244,11 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     std::vector<std::size_t> job_of(batch.size(), SIZE_MAX);
     for (std::size_t b = 0; b < batch.size(); ++b) {
       const PlannedCandidate& w = work[batch[b]];
-      if (finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash))) continue;
+      if (finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash)))
+        continue;
       job_of[b] = jobs.size();
-      jobs.push_back([&cache = s.cache, file = w.template_file, defines = w.defines, arch = s.device.arch()] {
-        return cache.compile(file, defines, arch);
-      });
+      jobs.push_back([&cache = s.cache, file = w.template_file, defines = w.defines,
+                      arch = s.device.arch()] { return cache.compile(file, defines, arch); });
     }
     CompilePool pool(std::move(jobs), threads);
 
@@ -253,7 +261,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
       ++result.measured;
 
       if (job_of[b] == SIZE_MAX) {
-        const CandidateRecord& old = finished.at(finished_key(rec.family, rec.config, rec.template_hash));
+        const CandidateRecord& old =
+            finished.at(finished_key(rec.family, rec.config, rec.template_hash));
         ++result.resumed;
         if (old.outcome == Outcome::ok && old.screen) {
           screened[i] = old.screen->median_us;
@@ -287,14 +296,17 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
             rec.registers = kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
             const int local_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
             if (local_bytes > 0) {
-              throw Error(ErrorKind::internal,
-                          fmt::format("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {} bytes of local memory "
-                                      "per thread (spills or stack)", local_bytes));
+              throw Error(
+                  ErrorKind::internal,
+                  fmt::format("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {} bytes of local memory "
+                              "per thread (spills or stack)",
+                              local_bytes));
             }
             float* ws = s.workspace_for(geometry.workspace_floats);
             const GemmFn gemm = [&](cudaStream_t st, float al, const float* a, const float* b,
                                     float be, float* c) {
-              SgemmArgs args{a, b, c, ws, key.m, key.n, key.k, key.lda, key.ldb, key.ldc, al, be, 1, 0};
+              SgemmArgs args{a,       b,       c,       ws, key.m, key.n, key.k,
+                             key.lda, key.ldb, key.ldc, al, be,    1,     0};
               kernel.launch(geometry, args, st);
             };
             const CheckResult check = checker.check(gemm, timing_seed + 1000 + i);
@@ -324,8 +336,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
               s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
               if (s.options.on_candidate) s.options.on_candidate(rec, false);
               throw ContextLost(ErrorKind::cuda,
-                                fmt::format("candidate {} {} broke the CUDA context: {}", rec.family,
-                                            rec.config, what));
+                                fmt::format("candidate {} {} broke the CUDA context: {}",
+                                            rec.family, rec.config, what));
             }
           }
         }
@@ -368,19 +380,21 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
     const PlannedCandidate& w = work[i];
     if (!cubins.contains(i)) {  // resumed: compile again (the cubin was not kept)
       CompileResult r = s.cache.compile(w.template_file, w.defines, s.device.arch());
-      if (!r.ok) throw Error(ErrorKind::compile, fmt::format("{} no longer compiles:\n{}", w.config, r.log));
+      if (!r.ok)
+        throw Error(ErrorKind::compile, fmt::format("{} no longer compiles:\n{}", w.config, r.log));
       cubins[i] = std::move(r.cubin);
     }
     kernels.push_back(std::make_unique<SgemmKernel>(cubins[i]));
     geometries.push_back(w.candidate.family->geometry(w.candidate.knobs, key));
   }
   std::size_t workspace_floats = 0;
-  for (const LaunchGeometry& g : geometries) workspace_floats = std::max(workspace_floats, g.workspace_floats);
+  for (const LaunchGeometry& g : geometries)
+    workspace_floats = std::max(workspace_floats, g.workspace_floats);
   float* ws = s.workspace_for(workspace_floats);
   for (std::size_t f = 0; f < n_final; ++f) {
     launches.push_back(operands.launch([&, f](cudaStream_t st, const OperandSet& o) {
-      SgemmArgs args{o.a, o.b, o.c, ws, key.m, key.n, key.k,
-                     key.lda, key.ldb, key.ldc, alpha, beta, 1, 0};
+      SgemmArgs args{o.a,     o.b,     o.c,     ws,    key.m, key.n, key.k,
+                     key.lda, key.ldb, key.ldc, alpha, beta,  1,     0};
       kernels[f]->launch(geometries[f], args, st);
     }));
   }
@@ -402,11 +416,13 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   for (std::size_t f = 0; f < n_final; ++f) {
     const PlannedCandidate& w = work[scored[f].index];
     const Measurement& m = rounds.kernels[f + 1];
-    finalists.push_back({m.median_us, rounds.ratio_summary[f + 1].median, rounds.ratio_summary[f + 1].spread,
+    finalists.push_back({m.median_us, rounds.ratio_summary[f + 1].median,
+                         rounds.ratio_summary[f + 1].spread,
                          w.candidate.family->complexity(w.candidate.knobs)});
     CandidateRecord rec = candidate_record(w, key, s.run_id);
     for (const CandidateRecord& old : s.store.candidates(key, s.gpu, s.software))
-      if (old.family == rec.family && old.config == rec.config && old.template_hash == rec.template_hash)
+      if (old.family == rec.family && old.config == rec.config &&
+          old.template_hash == rec.template_hash)
         rec = old;
     rec.final = timing_record(m);
     rec.cublas_us = result.cublas_us;
@@ -432,7 +448,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count, const Pr
   winner.tie_band = verdict.tie_band;
   if (lt_won) {
     winner.family = kCublasLtFamily;
-    winner.config = lt_algorithm_config(lt.plan->algorithms()[static_cast<std::size_t>(lt.index)].algo);
+    winner.config =
+        lt_algorithm_config(lt.plan->algorithms()[static_cast<std::size_t>(lt.index)].algo);
     winner.time_us = finalists[verdict.winner].median_us;
   } else if (verdict.winner >= 0) {
     const std::size_t i = scored[verdict.winner].index;

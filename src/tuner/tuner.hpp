@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "common/error.hpp"
 #include "config/tuning_settings.hpp"
 #include "cuda/device_info.hpp"
-#include "common/error.hpp"
 #include "db/records.hpp"
 #include "space/family.hpp"
 #include "space/problem.hpp"
@@ -30,19 +30,19 @@ class ContextLost : public Error {
 struct TuneOptions {
   std::string space_path = "configs/spaces";
   TuningSettings settings;
-  int compile_threads = 0;       // 0: one per core
+  int compile_threads = 0;  // 0: one per core
   Strategy strategy = Strategy::model;
-  int max_candidates = 0;        // per problem; 0: all
-  int lt_algos = 8;              // cuBLASLt's top K contend for the winner; 0: none
-  double problem_seconds = 0;    // wall-time budget per problem; 0: none
+  int max_candidates = 0;      // per problem; 0: all
+  int lt_algos = 8;            // cuBLASLt's top K contend for the winner; 0: none
+  double problem_seconds = 0;  // wall-time budget per problem; 0: none
   // Wall-time budget of the whole run (across worker restarts); the epoch means none.
   std::chrono::system_clock::time_point run_deadline{};
-  std::uint64_t seed = 20261201; // data seed, recorded with the run
-  bool retune = false;           // measure again what the database already has...
+  std::uint64_t seed = 20261201;      // data seed, recorded with the run
+  bool retune = false;                // measure again what the database already has...
   std::int64_t retune_after_run = 0;  // ... except what runs after this one recorded (resume)
-  std::string command_line;      // provenance
-  std::string host;              // provenance; "" = this host's name
-  std::string cache_dir;         // persistent compile cache ("" = memory only)
+  std::string command_line;           // provenance
+  std::string host;                   // provenance; "" = this host's name
+  std::string cache_dir;              // persistent compile cache ("" = memory only)
   // Called with started = true just before a candidate's kernel first runs, and with false once
   // its outcome is committed (crash and hang supervision).
   std::function<void(const CandidateRecord&, bool started)> on_candidate;
@@ -50,11 +50,11 @@ struct TuneOptions {
 
 struct Progress {
   int problem_index = 0, problem_count = 0;
-  std::string problem;  // ProblemKey::to_string()
+  std::string problem;      // ProblemKey::to_string()
   int done = 0, total = 0;  // candidates of this problem; total is the search's budget
-  double best_us = 0;    // best screened candidate so far (0: none yet)
-  double cublas_us = 0;  // cuBLAS screened on the same data
-  std::string stage;     // "screen", "confirm", "done"
+  double best_us = 0;       // best screened candidate so far (0: none yet)
+  double cublas_us = 0;     // cuBLAS screened on the same data
+  std::string stage;        // "screen", "confirm", "done"
   // Seconds since the problem started, of which the GPU thread waited for compiles and measured.
   double elapsed_s = 0, compile_wait_s = 0, measure_s = 0;
 };
@@ -65,7 +65,7 @@ struct ProblemResult {
   int candidates = 0;  // implementable configurations of the space
   int pruned = 0;      // rejected by constraints before compiling
   int ok = 0, failed = 0, resumed = 0;
-  int measured = 0;    // candidates the search took (budget-limited), resumed ones included
+  int measured = 0;         // candidates the search took (budget-limited), resumed ones included
   std::string budget_note;  // set when a wall-time budget cut the search short
   double seconds = 0, compile_wait_s = 0;
   std::string family = "cublas", config;  // the winner

@@ -21,8 +21,8 @@ struct Finalist {
 inline constexpr int kLibraryComplexity = std::numeric_limits<int>::max();
 
 struct Verdict {
-  int winner = -1;       // index into finalists, or -1 for cuBLAS
-  double tie_band = 0;   // the spread the decision used
+  int winner = -1;      // index into finalists, or -1 for cuBLAS
+  double tie_band = 0;  // the spread the decision used
   std::string reason;
 };
 

@@ -1,4 +1,4 @@
-// The three verification passes of methodology.md. Fresh data per check comes from the seed.
+// The three verification passes of docs/measurement.md. Fresh data per check comes from the seed.
 #include "verify/gemm_checker.hpp"
 
 #include <fmt/format.h>
@@ -47,8 +47,10 @@ DiffNorms GemmChecker::run_and_compare(const GemmFn& gemm, float alpha, float be
   const std::size_t bytes = c_.bytes();
   float* ref = ref_.get() + offset_;
   if (c_init) {
-    SGT_CUDA_CHECK(cudaMemcpyAsync(c_.get(), c_init - offset_, bytes, cudaMemcpyDeviceToDevice, stream_));
-    SGT_CUDA_CHECK(cudaMemcpyAsync(ref_.get(), c_init - offset_, bytes, cudaMemcpyDeviceToDevice, stream_));
+    SGT_CUDA_CHECK(
+        cudaMemcpyAsync(c_.get(), c_init - offset_, bytes, cudaMemcpyDeviceToDevice, stream_));
+    SGT_CUDA_CHECK(
+        cudaMemcpyAsync(ref_.get(), c_init - offset_, bytes, cudaMemcpyDeviceToDevice, stream_));
   } else {
     UtilityKernels::poison(stream_, c_.get(), c_.size());
     UtilityKernels::poison(stream_, ref_.get(), ref_.size());

@@ -1,4 +1,4 @@
-// The normwise error test of methodology.md, as pure functions (unit-tested on the host).
+// The normwise error test of docs/measurement.md, as pure functions (unit-tested on the host).
 #pragma once
 
 #include <cstdint>
@@ -8,10 +8,10 @@ namespace sgt {
 
 // Squared Frobenius norms gathered on the device.
 struct DiffNorms {
-  double diff_sq = 0;         // sum (C - C_ref)^2 over finite C
-  double ref_sq = 0;          // sum C_ref^2
-  std::int64_t nonfinite = 0; // elements of C that are NaN or Inf (unwritten when C was poisoned)
-  std::int64_t unequal = 0;   // elements whose bits differ from C_ref
+  double diff_sq = 0;          // sum (C - C_ref)^2 over finite C
+  double ref_sq = 0;           // sum C_ref^2
+  std::int64_t nonfinite = 0;  // elements of C that are NaN or Inf (unwritten when C was poisoned)
+  std::int64_t unequal = 0;    // elements whose bits differ from C_ref
 };
 
 // e = ||C - C_ref||_F / (sqrt(K + 2) |alpha| ||A||_F ||B||_F + 2 |beta| ||C0||_F).

@@ -14,7 +14,8 @@ constexpr unsigned kBlocks = 1024, kThreads = 256;
 
 std::string compile_utility(const std::string& arch) {
   CompileResult r = compile_template("utility.cu", {}, arch);
-  if (!r.ok) throw Error(ErrorKind::compile, fmt::format("utility.cu failed to compile:\n{}", r.log));
+  if (!r.ok)
+    throw Error(ErrorKind::compile, fmt::format("utility.cu failed to compile:\n{}", r.log));
   return r.cubin;
 }
 

@@ -20,7 +20,8 @@ namespace sgt::fuzz {
 
 // "FILE:LINE: reason" with LINE a positive decimal number and a non-empty reason.
 inline bool names_file_and_line(std::string_view message, std::string_view file) {
-  if (!message.starts_with(file) || message.size() <= file.size() + 1 || message[file.size()] != ':')
+  if (!message.starts_with(file) || message.size() <= file.size() + 1 ||
+      message[file.size()] != ':')
     return false;
   std::size_t i = file.size() + 1;
   const std::size_t digits = i;

@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           sgt::SearchSpace whole;
           whole.families.push_back(space);
           const sgt::Enumeration e = sgt::enumerate(whole, sgt::DeviceLimits{});
-          if (e.valid.size() + static_cast<std::size_t>(e.pruned) != static_cast<std::size_t>(points))
+          if (e.valid.size() + static_cast<std::size_t>(e.pruned) !=
+              static_cast<std::size_t>(points))
             sgt::fuzz::finding("enumeration lost points", text);
         }
       });

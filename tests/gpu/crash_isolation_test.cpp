@@ -2,9 +2,8 @@
 // launch_failed and timed_out, restarts its worker and finishes the problem with a winner; with
 // --retune the restarted worker resumes from what this command recorded (each faulty candidate is
 // run once per command, not again after every restart).
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -38,12 +37,15 @@ TEST(CrashIsolation, FaultyCandidatesAreRecordedAndTheRunFinishes) {
   for (const auto& [name, value] : good) f1 += fmt::format("  {}: [{}]\n", name, value);
   write(dir / "space" / "f1_simt.yaml", f1);
   write(dir / "shapes.csv", "m,n,k\n256,256,256\n");
-  write(dir / "settings.yaml", "screen_warmup_ms: 2\nscreen_budget_ms: 5\nmin_rounds: 5\nmin_round_time_s: 0.05\n");
+  write(dir / "settings.yaml",
+        "screen_warmup_ms: 2\nscreen_budget_ms: 5\nmin_rounds: 5\nmin_round_time_s: 0.05\n");
 
   const std::string db = (dir / "tuning.db").string();
   const std::string command = fmt::format(
-      "SGEMM_ENABLE_TEST_FAMILIES=1 SGEMM_CACHE_DIR={0}/cache {1} --quiet tune --shapes {0}/shapes.csv "
-      "--space {0}/space --settings {0}/settings.yaml --db {2} --candidate-timeout 5 > {0}/log 2>&1",
+      "SGEMM_ENABLE_TEST_FAMILIES=1 SGEMM_CACHE_DIR={0}/cache {1} --quiet tune --shapes "
+      "{0}/shapes.csv "
+      "--space {0}/space --settings {0}/settings.yaml --db {2} --candidate-timeout 5 > {0}/log "
+      "2>&1",
       dir.string(), tune_binary(), db);
   const int rc = std::system(command.c_str());
   std::ifstream log(dir / "log");
@@ -72,12 +74,15 @@ TEST(CrashIsolation, FaultyCandidatesAreRecordedAndTheRunFinishes) {
   const std::string retune = command.substr(0, redirect) + " --retune" + command.substr(redirect);
   const int rc_retune = std::system(retune.c_str());
   std::ifstream log2(dir / "log");
-  const std::string output2((std::istreambuf_iterator<char>(log2)), std::istreambuf_iterator<char>());
+  const std::string output2((std::istreambuf_iterator<char>(log2)),
+                            std::istreambuf_iterator<char>());
   ASSERT_EQ(rc_retune, 0) << retune << "\n" << output2;
   Database again = Database::open(db, OpenMode::read_only);
   TuningStore store2(again);
-  for (const CandidateRecord& c : store2.candidates(winners[0].problem, gpu_record(device), software_record()))
-    EXPECT_GT(c.run_id, first_runs.back().id) << c.family << " " << c.config << " was not measured again";
+  for (const CandidateRecord& c :
+       store2.candidates(winners[0].problem, gpu_record(device), software_record()))
+    EXPECT_GT(c.run_id, first_runs.back().id)
+        << c.family << " " << c.config << " was not measured again";
   EXPECT_EQ(store2.runs().size(), 2 * first_runs.size()) << output2;
   fs::remove_all(dir);
 }

@@ -4,9 +4,8 @@
 // FP64 product. In-place points run on 16-byte operands (the only ones TMA addresses); packing
 // points (PACK = 1) on the others: odd leading dimensions and pointers offset by one float;
 // transposing points (PACK = 2) on aligned problems with a K-contiguous operand.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 

@@ -3,9 +3,8 @@
 // padded leading dimensions and pointers offset by one float. Families with in-kernel split-K
 // (F4's REDUCE = 1, F2's SPLITK > 1) get the same checks on split configurations, and repeated
 // runs on one workspace.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 
@@ -32,12 +31,13 @@ int expect_correct(const Family& family, const std::vector<testing::Case>& cases
   int ran = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const testing::CaseOutcome& r = results[i];
-    const std::string what = fmt::format("{} {} {} misalign={}", family.name(),
-                                         knobs_to_string(cases[i].knobs), cases[i].problem.to_string(),
-                                         cases[i].misalign_floats);
+    const std::string what =
+        fmt::format("{} {} {} misalign={}", family.name(), knobs_to_string(cases[i].knobs),
+                    cases[i].problem.to_string(), cases[i].misalign_floats);
     if (!r.compiled) {
       // Not implementable is fine (the tuner skips it); a compile error is not.
-      EXPECT_EQ(r.why_not.find("error"), std::string::npos) << what << ": " << r.why_not.substr(0, 1500);
+      EXPECT_EQ(r.why_not.find("error"), std::string::npos)
+          << what << ": " << r.why_not.substr(0, 1500);
       continue;
     }
     ++ran;
@@ -96,8 +96,9 @@ TEST_P(FamilyCorrectness, SanitizerSample) {
   for (const Knobs& knobs : sample(testing::default_space_configs(family), 2))
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T}) {
-        for (const auto& [m, n, k] : {std::array<int, 3>{33, 65, 3}, std::array<int, 3>{127, 129, 7},
-                                      std::array<int, 3>{1, 257, 129}, std::array<int, 3>{257, 1, 129}}) {
+        for (const auto& [m, n, k] :
+             {std::array<int, 3>{33, 65, 3}, std::array<int, 3>{127, 129, 7},
+              std::array<int, 3>{1, 257, 129}, std::array<int, 3>{257, 1, 129}}) {
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
           cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 4), 0});
         }
@@ -106,9 +107,9 @@ TEST_P(FamilyCorrectness, SanitizerSample) {
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
-// Split-K summed inside sgemm_main (F1 and F4 with REDUCE = 1, F2 with SPLITK > 1 or STREAMK > 0): every check above, on
-// problems that do split, and the same workspace used again and again (its tile counters must come
-// back to zero).
+// Split-K summed inside sgemm_main (F1 and F4 with REDUCE = 1, F2 with SPLITK > 1 or STREAMK > 0):
+// every check above, on problems that do split, and the same workspace used again and again (its
+// tile counters must come back to zero).
 class FusedReduce : public ::testing::TestWithParam<std::string> {};
 
 // A configuration that splits a problem long in K (300 x n x 40000, n = 64, 16, 4 or 1: F4 claims
@@ -163,8 +164,8 @@ TEST_P(FusedReduce, EdgeShapesAllTransposes) {
 TEST_P(FusedReduce, PaddedLeadingDimensionsAndMisalignedPointers) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family(GetParam());
-  const std::vector<testing::Case> cases = padded_and_misaligned(
-      sample(fused_configs(family), 3), {{129, 63, 2000}, {300, 16, 5130}});
+  const std::vector<testing::Case> cases =
+      padded_and_misaligned(sample(fused_configs(family), 3), {{129, 63, 2000}, {300, 16, 5130}});
   EXPECT_GT(split_cases(family, cases), 0);
   EXPECT_GT(expect_correct(family, cases), 0);
 }
@@ -174,20 +175,23 @@ TEST_P(FusedReduce, RepeatedRunsOnOneWorkspaceAgreeBitForBit) {
   const Family& family = find_family(GetParam());
   std::vector<testing::Case> cases;
   for (const Knobs& knobs : sample(fused_configs(family), 4))
-    for (const auto& [m, n, k] : {std::array<int, 3>{257, 1, 4099}, std::array<int, 3>{1000, 16, 4096},
-                                  std::array<int, 3>{16, 1000, 4096}, std::array<int, 3>{64, 64, 65536}})
+    for (const auto& [m, n, k] :
+         {std::array<int, 3>{257, 1, 4099}, std::array<int, 3>{1000, 16, 4096},
+          std::array<int, 3>{16, 1000, 4096}, std::array<int, 3>{64, 64, 65536}})
       for (Op ta : {Op::N, Op::T}) {
         cases.push_back({knobs, testing::make_problem(ta, Op::N, m, n, k), 0});
         cases.push_back({knobs, testing::make_aligned_problem(ta, Op::N, m, n, k), 0});
       }
-  const std::vector<testing::RepeatOutcome> results = testing::run_family_cases_twice(family, cases);
+  const std::vector<testing::RepeatOutcome> results =
+      testing::run_family_cases_twice(family, cases);
   int ran = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const testing::RepeatOutcome& r = results[i];
     const std::string what = fmt::format("{} {} {}", family.name(), knobs_to_string(cases[i].knobs),
                                          cases[i].problem.to_string());
     if (!r.compiled) {
-      EXPECT_EQ(r.why_not.find("error"), std::string::npos) << what << ": " << r.why_not.substr(0, 1500);
+      EXPECT_EQ(r.why_not.find("error"), std::string::npos)
+          << what << ": " << r.why_not.substr(0, 1500);
       continue;
     }
     ++ran;
@@ -245,8 +249,8 @@ TEST(F4Direct, EdgeShapesAllTransposesAndKTails) {
 TEST(F4Direct, PaddedLeadingDimensionsAndMisalignedPointers) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");
-  const std::vector<testing::Case> cases = padded_and_misaligned(
-      f4_direct_configs(), {{1000, 1, 1027}, {2000, 4, 999}, {3, 1500, 700}});
+  const std::vector<testing::Case> cases =
+      padded_and_misaligned(f4_direct_configs(), {{1000, 1, 1027}, {2000, 4, 999}, {3, 1500, 700}});
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
@@ -278,7 +282,8 @@ TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
       padded_and_misaligned(configs, {{1000, 1, 1027}, {300, 16, 513}});
   // Also 16-byte operands (every dimension a multiple of 4) with edge tiles along G and K.
   std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
-  for (const auto& shape : std::vector<std::array<int, 3>>{{1000, 32, 1500}, {1000, 4, 1500}, {4, 1000, 1500}, {1000, 1, 1500}, {1, 1000, 1500}})
+  for (const auto& shape : std::vector<std::array<int, 3>>{
+           {1000, 32, 1500}, {1000, 4, 1500}, {4, 1000, 1500}, {1000, 1, 1500}, {1, 1000, 1500}})
     shapes.push_back(shape);
   for (const Knobs& knobs : configs)
     for (Op ta : {Op::N, Op::T})

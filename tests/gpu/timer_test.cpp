@@ -73,15 +73,15 @@ class SpinKernel {
 
   // Operand set `set` increments counts[set].
   RotatingLaunch counting(long long cycles, unsigned blocks, int* counts, int sets) const {
-    return {[this, cycles, blocks, counts](cudaStream_t stream, int set) {
-              long long c = cycles;
-              int* count = counts + set;
-              void* args[] = {&c, &count};
-              SGT_CU_CHECK(driver().cuLaunchKernel(count_function_, blocks, 1, 1, 32, 1, 1, 0,
-                                                   reinterpret_cast<CUstream>(stream), args,
-                                                   nullptr));
-            },
-            sets};
+    return {
+        [this, cycles, blocks, counts](cudaStream_t stream, int set) {
+          long long c = cycles;
+          int* count = counts + set;
+          void* args[] = {&c, &count};
+          SGT_CU_CHECK(driver().cuLaunchKernel(count_function_, blocks, 1, 1, 32, 1, 1, 0,
+                                               reinterpret_cast<CUstream>(stream), args, nullptr));
+        },
+        sets};
   }
 
   LaunchFn launch(long long cycles, unsigned blocks) const {
@@ -122,8 +122,8 @@ class TimerTest : public ::testing::Test {
               << m.sm_clock_max_mhz << "], span clock " << m.sm_clock_span_mhz
               << " MHz, NVML clock " << m.nvml_sm_clock_mhz.value_or(0) << " MHz, power "
               << m.power_mw.value_or(0) / 1e3 << " W, temperature " << m.temperature_c.value_or(0)
-              << " C, cache " << m.cache
-              << " W, stop " << m.stop_reason << ", warnings '" << m.warnings << "'\n";
+              << " C, cache " << m.cache << " W, stop " << m.stop_reason << ", warnings '"
+              << m.warnings << "'\n";
   }
 
   DeviceInfo device_;

@@ -21,10 +21,11 @@ class CliCompileOnly : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     std::ofstream(dir_ / "shapes.csv") << "m,n,k\n4096,16,4096\n2048,1,2048\n";
-    std::ofstream(dir_ / "space.yaml") << "family: f4_skinny\nknobs:\n  BS: [1, 16]\n  TS: [1, 16]\n"
-                                          "  TG: [4]\n  WARPS: [8]\n  KSL: [4]\n  BK: [32, 256]\n"
-                                          "  STAGES: [3]\n  SPLITK: [1]\n  OCC: [8]\n  DIRECT: [0, 1]\n"
-                                          "  PF: [0]\n  REDUCE: [0]\n  EVICT: [0]\n";
+    std::ofstream(dir_ / "space.yaml")
+        << "family: f4_skinny\nknobs:\n  BS: [1, 16]\n  TS: [1, 16]\n"
+           "  TG: [4]\n  WARPS: [8]\n  KSL: [4]\n  BK: [32, 256]\n"
+           "  STAGES: [3]\n  SPLITK: [1]\n  OCC: [8]\n  DIRECT: [0, 1]\n"
+           "  PF: [0]\n  REDUCE: [0]\n  EVICT: [0]\n";
   }
   void TearDown() override {
     std::error_code ec;
@@ -33,7 +34,8 @@ class CliCompileOnly : public ::testing::Test {
   int run(const std::string& args, std::string* out = nullptr) const {
     const std::string file = (dir_ / "out.txt").string();
     const std::string env = "SGEMM_CACHE_DIR='" + (dir_ / "cache").string() + "' ";
-    const int status = std::system((env + "'" + binary_ + "' " + args + " >'" + file + "' 2>&1").c_str());
+    const int status =
+        std::system((env + "'" + binary_ + "' " + args + " >'" + file + "' 2>&1").c_str());
     if (out) {
       std::stringstream s;
       s << std::ifstream(file).rdbuf();
@@ -42,8 +44,9 @@ class CliCompileOnly : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
   std::string common() const {
-    return "tune --compile-only --arch sm_90 --compile-threads 2 --shapes '" + (dir_ / "shapes.csv").string() +
-           "' --space '" + (dir_ / "space.yaml").string() + "' --db '" + (dir_ / "t.db").string() + "'";
+    return "tune --compile-only --arch sm_90 --compile-threads 2 --shapes '" +
+           (dir_ / "shapes.csv").string() + "' --space '" + (dir_ / "space.yaml").string() +
+           "' --db '" + (dir_ / "t.db").string() + "'";
   }
   const std::string binary_ = SGEMM_BINARY_DIR "/src/sgemm-tune";
   fs::path dir_;
@@ -77,8 +80,9 @@ TEST_F(CliCompileOnly, PrintsATableWithATotal) {
 
 TEST_F(CliCompileOnly, AnUnknownArchitectureIsAUsageError) {
   std::string out;
-  const std::string args = "tune --compile-only --arch sm_9x --shapes '" + (dir_ / "shapes.csv").string() +
-                           "' --db '" + (dir_ / "t.db").string() + "'";
+  const std::string args = "tune --compile-only --arch sm_9x --shapes '" +
+                           (dir_ / "shapes.csv").string() + "' --db '" + (dir_ / "t.db").string() +
+                           "'";
   EXPECT_NE(run(args, &out), 0);
   EXPECT_NE(out.find("sm_9x"), std::string::npos) << out;
 }

@@ -2,15 +2,14 @@
 // (no GPU needed): the NN instance of every point at the widest alignment class it takes (16
 // bytes, except F2's packing points), and all four transposes with every alignment class on a
 // sample of points. Nothing may fail to compile or spill.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <set>
 #include <thread>
 
-#include "support/gpu_support.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "support/gpu_support.hpp"
 #include "tuner/compile_pool.hpp"
 
 namespace sgt {
@@ -54,15 +53,18 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
   std::vector<CompilePool::Job> jobs;
   for (const Instance& inst : instances)
     jobs.push_back([&family, &inst] {
-      return compile_template(family.name() + ".cu", family.defines(inst.knobs, inst.problem), "sm_90");
+      return compile_template(family.name() + ".cu", family.defines(inst.knobs, inst.problem),
+                              "sm_90");
     });
-  CompilePool pool(std::move(jobs), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  CompilePool pool(std::move(jobs),
+                   static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   int failures = 0;
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const CompileResult r = pool.take(i);
-    const std::string what = fmt::format("{} {}{} align={}", knobs_to_string(instances[i].knobs),
-                                         op_char(instances[i].problem.transa),
-                                         op_char(instances[i].problem.transb), instances[i].problem.align);
+    const std::string what =
+        fmt::format("{} {}{} align={}", knobs_to_string(instances[i].knobs),
+                    op_char(instances[i].problem.transa), op_char(instances[i].problem.transb),
+                    instances[i].problem.align);
     if (!r.ok) {
       ADD_FAILURE() << what << " failed to compile:\n" << r.log.substr(0, 2000);
       if (++failures > 5) break;

@@ -24,12 +24,13 @@ class CompileOnlyRun : public ::testing::Test {
     dir_ = pattern;
     // A few F4 points: small enough for a quick test, both the ring and the direct path, both L2
     // policies of the streamed operand.
-    std::ofstream(dir_ / "space.yaml") << "family: f4_skinny\n"
-                                          "knobs:\n"
-                                          "  BS: [1, 16]\n  TS: [1, 16]\n  TG: [4]\n  WARPS: [8]\n"
-                                          "  KSL: [4]\n  BK: [32, 256]\n  STAGES: [3]\n  SPLITK: [1]\n"
-                                          "  OCC: [8]\n  DIRECT: [0, 1]\n  PF: [0]\n  REDUCE: [0]\n"
-                                          "  EVICT: [0, 1]\n";
+    std::ofstream(dir_ / "space.yaml")
+        << "family: f4_skinny\n"
+           "knobs:\n"
+           "  BS: [1, 16]\n  TS: [1, 16]\n  TG: [4]\n  WARPS: [8]\n"
+           "  KSL: [4]\n  BK: [32, 256]\n  STAGES: [3]\n  SPLITK: [1]\n"
+           "  OCC: [8]\n  DIRECT: [0, 1]\n  PF: [0]\n  REDUCE: [0]\n"
+           "  EVICT: [0, 1]\n";
     options_.space_path = (dir_ / "space.yaml").string();
     options_.cache_dir = (dir_ / "cache").string();
     options_.compile_threads = 2;
@@ -66,7 +67,8 @@ TEST_F(CompileOnlyRun, RecordsEveryCandidateAndTheWarmCacheCompilesNothing) {
       }());
   ASSERT_EQ(static_cast<int>(records.size()), cold.candidates);
   for (const CandidateRecord& r : records) {
-    EXPECT_TRUE(r.outcome == Outcome::compiled || r.outcome == Outcome::resources_exceeded) << r.config;
+    EXPECT_TRUE(r.outcome == Outcome::compiled || r.outcome == Outcome::resources_exceeded)
+        << r.config;
     if (r.outcome == Outcome::compiled) {
       EXPECT_GT(r.registers, 0) << r.config;
     }

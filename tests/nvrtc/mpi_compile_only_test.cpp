@@ -1,6 +1,7 @@
 // `mpirun -np N sgemm-tune tune --compile-only` on one host (oversubscribed): the ranks split the
 // shape list with no overlap and no loss, and rank 0's merged database holds every problem, each
 // compiled by exactly one rank, with that rank's provenance.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -8,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -37,12 +37,14 @@ class MpiCompileOnly : public ::testing::TestWithParam<int> {
     std::string pattern = (fs::temp_directory_path() / "sgt_mpi_XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    std::ofstream(dir_ / "shapes.csv") << "m,n,k\n4096,16,4096\n2048,1,2048\n1000,7,333\n512,8,1024\n"
-                                          "32000,16,4096\n";
-    std::ofstream(dir_ / "space.yaml") << "family: f4_skinny\nknobs:\n  BS: [1, 16]\n  TS: [1, 16]\n"
-                                          "  TG: [4]\n  WARPS: [8]\n  KSL: [4]\n  BK: [32, 256]\n"
-                                          "  STAGES: [3]\n  SPLITK: [1]\n  OCC: [8]\n  DIRECT: [0, 1]\n"
-                                          "  PF: [0]\n  REDUCE: [0]\n  EVICT: [0]\n";
+    std::ofstream(dir_ / "shapes.csv")
+        << "m,n,k\n4096,16,4096\n2048,1,2048\n1000,7,333\n512,8,1024\n"
+           "32000,16,4096\n";
+    std::ofstream(dir_ / "space.yaml")
+        << "family: f4_skinny\nknobs:\n  BS: [1, 16]\n  TS: [1, 16]\n"
+           "  TG: [4]\n  WARPS: [8]\n  KSL: [4]\n  BK: [32, 256]\n"
+           "  STAGES: [3]\n  SPLITK: [1]\n  OCC: [8]\n  DIRECT: [0, 1]\n"
+           "  PF: [0]\n  REDUCE: [0]\n  EVICT: [0]\n";
   }
   void TearDown() override {
     std::error_code ec;
@@ -76,7 +78,8 @@ TEST_P(MpiCompileOnly, RanksSplitTheProblemsAndRankZeroMergesThemAll) {
   for (const RunRecord& r : runs) hosts.insert(r.host);
   for (int r = 0; r < ranks; ++r) {
     bool found = false;
-    for (const std::string& h : hosts) found |= h.ends_with(fmt::format("/rank {} of {}", r, ranks));
+    for (const std::string& h : hosts)
+      found |= h.ends_with(fmt::format("/rank {} of {}", r, ranks));
     EXPECT_TRUE(found) << "no run of rank " << r;
   }
 
@@ -86,7 +89,8 @@ TEST_P(MpiCompileOnly, RanksSplitTheProblemsAndRankZeroMergesThemAll) {
   for (const Shape& s : shapes) {
     const std::vector<CandidateRecord> rows =
         store.candidates(s.problem.key, gpu, {sw.driver, sw.runtime, sw.nvrtc, sw.cublas});
-    ASSERT_FALSE(rows.empty()) << s.problem.key.to_string() << " is missing from the merged database";
+    ASSERT_FALSE(rows.empty()) << s.problem.key.to_string()
+                               << " is missing from the merged database";
     std::set<std::int64_t> run_ids;
     for (const CandidateRecord& c : rows) run_ids.insert(c.run_id);
     EXPECT_EQ(run_ids.size(), 1u) << s.problem.key.to_string() << " was compiled by several ranks";
@@ -100,7 +104,8 @@ TEST_P(MpiCompileOnly, RanksSplitTheProblemsAndRankZeroMergesThemAll) {
 
   const nlohmann::json j = nlohmann::json::parse(text.str());
   EXPECT_EQ(j.at("problems").size(), shapes.size());
-  for (int r = 0; r < ranks; ++r) EXPECT_FALSE(fs::exists(db + fmt::format(".rank{}-of-{}", r, ranks)));
+  for (int r = 0; r < ranks; ++r)
+    EXPECT_FALSE(fs::exists(db + fmt::format(".rank{}-of-{}", r, ranks)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, MpiCompileOnly, ::testing::Values(2, 3));

@@ -2,18 +2,18 @@
 // verification code so the tests exercise what the tuner uses.
 #include "support/gpu_support.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
+#include <map>
+#include <thread>
 
 #include "config/search_space.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/sgemm_kernel.hpp"
 #include "tuner/compile_pool.hpp"
-
-#include <map>
-#include <thread>
 #include "verify/tolerance.hpp"
 
 namespace sgt::testing {
@@ -51,7 +51,7 @@ ProblemKey make_aligned_problem(Op ta, Op tb, int m, int n, int k, int pad) {
 }
 
 std::vector<std::array<int, 3>> edge_shapes() {
-  return {{1, 1, 1},     {1, 257, 129},  {257, 1, 129},  {33, 65, 3},   {127, 129, 7},
+  return {{1, 1, 1},      {1, 257, 129},  {257, 1, 129},  {33, 65, 3},    {127, 129, 7},
           {100, 37, 515}, {255, 257, 64}, {64, 64, 1000}, {513, 300, 129}};
 }
 
@@ -68,9 +68,11 @@ double fp64_error(const ProblemKey& p, const std::vector<float>& a, const std::v
                   const std::vector<float>& c, float alpha) {
   double diff = 0, a_sq = 0, b_sq = 0;
   for (int i = 0; i < rows_a(p); ++i)
-    for (int j = 0; j < cols_a(p); ++j) a_sq += std::pow(a[i + static_cast<std::size_t>(j) * p.lda], 2);
+    for (int j = 0; j < cols_a(p); ++j)
+      a_sq += std::pow(a[i + static_cast<std::size_t>(j) * p.lda], 2);
   for (int i = 0; i < rows_b(p); ++i)
-    for (int j = 0; j < cols_b(p); ++j) b_sq += std::pow(b[i + static_cast<std::size_t>(j) * p.ldb], 2);
+    for (int j = 0; j < cols_b(p); ++j)
+      b_sq += std::pow(b[i + static_cast<std::size_t>(j) * p.ldb], 2);
   for (int j = 0; j < p.n; ++j) {
     for (int i = 0; i < p.m; ++i) {
       double s = 0;
@@ -121,9 +123,11 @@ struct CaseKernel {
     workspace.zero();
   }
   GemmFn gemm() {
-    return [this](cudaStream_t s, float alpha, const float* a, const float* b, float beta, float* cc) {
-      SgemmArgs args{a, b, cc, workspace.get(), problem.m, problem.n, problem.k, problem.lda,
-                     problem.ldb, problem.ldc, alpha, beta, 1, 0};
+    return [this](cudaStream_t s, float alpha, const float* a, const float* b, float beta,
+                  float* cc) {
+      SgemmArgs args{
+          a,           b,           cc,          workspace.get(), problem.m, problem.n, problem.k,
+          problem.lda, problem.ldb, problem.ldc, alpha,           beta,      1,         0};
       kernel.launch(geometry, args, s);
     };
   }
@@ -181,7 +185,8 @@ std::vector<CompileResult> compile_cases(const Family& family, const std::vector
       });
     job_of[i] = it->second;
   }
-  CompilePool pool(std::move(jobs), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  CompilePool pool(std::move(jobs),
+                   static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   std::vector<CompileResult> compiled(pool.size());
   for (std::size_t j = 0; j < pool.size(); ++j) compiled[j] = pool.take(j);
   return compiled;
@@ -205,8 +210,8 @@ RepeatOutcome repeat_case(const Family& family, const Case& c, const CompileResu
   checker.fill_random(13);
   const auto count_c = static_cast<std::size_t>(elements_c(p));
   DeviceBuffer<float> c0(count_c);
-  SGT_CUDA_CHECK(cudaMemcpyAsync(c0.get(), checker.c(), count_c * sizeof(float),
-                                 cudaMemcpyDeviceToDevice, s));
+  SGT_CUDA_CHECK(
+      cudaMemcpyAsync(c0.get(), checker.c(), count_c * sizeof(float), cudaMemcpyDeviceToDevice, s));
   std::vector<std::vector<float>> results;
   for (int run = 0; run < 2; ++run) {
     SGT_CUDA_CHECK(cudaMemcpyAsync(checker.c(), c0.get(), count_c * sizeof(float),
@@ -234,7 +239,8 @@ namespace {
 // Compiles every case's kernel once, then runs `check` on each case that compiled; the others
 // get an outcome with the family's reason or the compile log.
 template <class Outcome, class Check>
-std::vector<Outcome> for_each_case(const Family& family, const std::vector<Case>& cases, Check check) {
+std::vector<Outcome> for_each_case(const Family& family, const std::vector<Case>& cases,
+                                   Check check) {
   std::vector<std::size_t> job_of;
   const std::vector<CompileResult> compiled = compile_cases(family, cases, job_of);
   std::vector<Outcome> outcomes;

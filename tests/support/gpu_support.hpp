@@ -16,10 +16,10 @@
 #include "verify/utility_kernels.hpp"
 
 // Skips the current test (with the reason) when no GPU is usable.
-#define SGT_SKIP_WITHOUT_GPU()                                                       \
-  do {                                                                               \
+#define SGT_SKIP_WITHOUT_GPU()                                                           \
+  do {                                                                                   \
     if (const std::string sgt_why_ = ::sgt::gpu_unavailable_reason(); !sgt_why_.empty()) \
-      GTEST_SKIP() << sgt_why_;                                                      \
+      GTEST_SKIP() << sgt_why_;                                                          \
   } while (0)
 
 namespace sgt::testing {
@@ -53,9 +53,9 @@ double fp64_error_of(const ProblemKey& p, const GemmFn& gemm, std::uint64_t seed
 
 struct CaseOutcome {
   bool compiled = false;
-  std::string why_not;   // cannot_implement, compile log or launch error
-  CheckResult check;     // against cuBLAS (pedantic)
-  double fp64_error = 0; // normwise error against a host FP64 product (beta = 0)
+  std::string why_not;           // cannot_implement, compile log or launch error
+  CheckResult check;             // against cuBLAS (pedantic)
+  double fp64_error = 0;         // normwise error against a host FP64 product (beta = 0)
   double cublas_fp64_error = 0;  // cuBLAS itself against the same FP64 product
 };
 

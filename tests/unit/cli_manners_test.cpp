@@ -159,7 +159,8 @@ TEST_F(CliManners, ExplainNcuWithAStandInNcu) {
     EXPECT_FALSE(ncu.contains("summary"));
     EXPECT_NE(ncu["error"].get<std::string>().find("needs a GPU"), std::string::npos) << ncu.dump();
     for (const fs::directory_entry& e : fs::directory_iterator(dir))  // nothing ran, nothing kept
-      EXPECT_EQ(e.path().filename().string().find("sgemm-tune-ncu-"), std::string::npos) << e.path();
+      EXPECT_EQ(e.path().filename().string().find("sgemm-tune-ncu-"), std::string::npos)
+          << e.path();
   }
   const CliResult text = run("explain 2048 2048 2048 --ncu --db '" + db + "'", env);
   EXPECT_NE(text.out.find("Nsight Compute on the winner"), std::string::npos) << text.out;

@@ -61,7 +61,8 @@ TEST_F(CliQuery, ExportThenImportGivesTheSameWinners) {
   const std::string dump = (dir / "dump.json").string(), copy = (dir / "copy.db").string();
   ASSERT_EQ(run("export --db '" + db + "' -o '" + dump + "'").rc, 0);
   ASSERT_EQ(run("import '" + dump + "' --no-cubins --db '" + copy + "'").rc, 0);
-  EXPECT_EQ(run("list --json --db '" + db + "'").out.size(), run("list --json --db '" + copy + "'").out.size());
+  EXPECT_EQ(run("list --json --db '" + db + "'").out.size(),
+            run("list --json --db '" + copy + "'").out.size());
   EXPECT_EQ(run("import '" + (dir / "missing.json").string() + "' --db '" + copy + "'").rc, 2);
 }
 

@@ -54,7 +54,8 @@ TEST_F(CliReport, ArchFilterAndBandwidthOption) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["problems"].size(), 0u);
   r = run("report --json --bandwidth-tbps 2 --db '" + db + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["problems"][0]["bandwidth_tbps"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["problems"][0]["bandwidth_tbps"].get<double>(),
+                   2.0);
 }
 
 TEST_F(CliReport, UsageErrorsExitTwoAndRuntimeErrorsExitOne) {
@@ -67,10 +68,12 @@ TEST_F(CliReport, UsageErrorsExitTwoAndRuntimeErrorsExitOne) {
 }
 
 TEST_F(CliReport, PlotWritesPngAndSvg) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "gnuplot is not installed";
   const CliResult r = run("report --db '" + db + "' --plot '" + (dir / "plots").string() + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
-  for (const char* name : {"roofline.png", "roofline.svg", "speedup.png", "speedup.svg", "roofline.gp"})
+  for (const char* name :
+       {"roofline.png", "roofline.svg", "speedup.png", "speedup.svg", "roofline.gp"})
     EXPECT_TRUE(fs::exists(dir / "plots" / name)) << name;
   EXPECT_NE(slurp((dir / "plots" / "roofline.svg").string()).find("<svg"), std::string::npos);
 }
@@ -78,7 +81,7 @@ TEST_F(CliReport, PlotWritesPngAndSvg) {
 TEST_F(CliReport, PlotWithoutGnuplotSaysSoAndExitsOne) {
   fs::create_directories(dir / "empty-bin");
   const CliResult r = run("report --db '" + db + "' --plot '" + (dir / "plots").string() + "'",
-                       "PATH='" + (dir / "empty-bin").string() + "'");
+                          "PATH='" + (dir / "empty-bin").string() + "'");
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("gnuplot"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("apt-get install gnuplot-nox"), std::string::npos) << r.err;
@@ -106,7 +109,7 @@ TEST_F(CliReport, ExplainTextAndJson) {
 TEST_F(CliReport, ExplainNcuPrintsTheCommandAndAClearMessageWithoutNcu) {
   fs::create_directories(dir / "empty-bin");
   const CliResult r = run("explain 2048 2048 2048 --ncu --db '" + db + "'",
-                       "PATH='" + (dir / "empty-bin").string() + "'");
+                          "PATH='" + (dir / "empty-bin").string() + "'");
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("ncu --clock-control none"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" bench --shapes "), std::string::npos) << r.out;
@@ -115,8 +118,8 @@ TEST_F(CliReport, ExplainNcuPrintsTheCommandAndAClearMessageWithoutNcu) {
 
 TEST_F(CliReport, MergeTwoDatabasesWithJsonSummary) {
   const std::string other = (dir / "other.db").string();
-  sgt::report_testing::write_small_database(other, {"NVIDIA H200", "GPU-cccc", "sm_90", 132, 62914560, 1980},
-                                            "host-c");
+  sgt::report_testing::write_small_database(
+      other, {"NVIDIA H200", "GPU-cccc", "sm_90", 132, 62914560, 1980}, "host-c");
   const std::string out = (dir / "merged.db").string();
   const CliResult r = run("merge '" + out + "' '" + db + "' '" + other + "' --json");
   ASSERT_EQ(r.rc, 0) << r.err;

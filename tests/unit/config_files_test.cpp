@@ -47,16 +47,21 @@ TEST(ShapeList, AlignmentClassFollowsLeadingDimensions) {
 }
 
 TEST(ShapeList, BadInputNamesTheLine) {
-  EXPECT_NE(error_of([] { parse_shape_csv("m,n\n1,2\n", "s.csv"); }).find("s.csv:1"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n\n1,2\n", "s.csv"); }).find("s.csv:1"),
+            std::string::npos);
   EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n1,2,x\n", "s.csv"); }).find("s.csv:2: k 'x'"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n1,2,3\n-4,5,6\n", "s.csv"); }).find("s.csv:3"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n0,5,6\n", "s.csv"); }).find("positive"), std::string::npos);
-  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n1,2\n", "s.csv"); }).find("fields"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n0,5,6\n", "s.csv"); }).find("positive"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n1,2\n", "s.csv"); }).find("fields"),
+            std::string::npos);
   EXPECT_NE(error_of([] { parse_shape_csv("m,n,k,colour\n1,2,3,red\n", "s.csv"); }).find("colour"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n8,8,8\n8,8,8\n", "s.csv"); }).find("s.csv:3: duplicate of line 2"),
+  EXPECT_NE(error_of([] {
+              parse_shape_csv("m,n,k\n8,8,8\n8,8,8\n", "s.csv");
+            }).find("s.csv:3: duplicate of line 2"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_shape_csv("m,n,k\n65536,65536,16\n", "s.csv"); }).find("2^31"),
             std::string::npos);
@@ -69,14 +74,17 @@ TEST(ShapeList, BadInputNamesTheLine) {
 }
 
 TEST(ShapeList, Yaml) {
-  const auto shapes = parse_shape_yaml("shapes:\n  - {m: 4096, n: 16, k: 4096}\n  - {m: 8, n: 8, k: 8, transb: T}\n",
-                                       "s.yaml");
+  const auto shapes = parse_shape_yaml(
+      "shapes:\n  - {m: 4096, n: 16, k: 4096}\n  - {m: 8, n: 8, k: 8, transb: T}\n", "s.yaml");
   ASSERT_EQ(shapes.size(), 2u);
   EXPECT_EQ(shapes[1].problem.key.transb, Op::T);
   EXPECT_EQ(shapes[1].line, 3);
-  EXPECT_NE(error_of([] { parse_shape_yaml("shapes:\n  - {m: 4, n: 4}\n", "s.yaml"); }).find("s.yaml:2: missing value for k"),
+  EXPECT_NE(error_of([] {
+              parse_shape_yaml("shapes:\n  - {m: 4, n: 4}\n", "s.yaml");
+            }).find("s.yaml:2: missing value for k"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_shape_yaml("nothing: 1\n", "s.yaml"); }).find("shapes"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_shape_yaml("nothing: 1\n", "s.yaml"); }).find("shapes"),
+            std::string::npos);
 }
 
 TEST(ShapeList, ShippedListsParse) {
@@ -86,16 +94,20 @@ TEST(ShapeList, ShippedListsParse) {
 }
 
 TEST(SearchSpace, UnknownKnobsAndBadValuesAreRejected) {
-  EXPECT_NE(error_of([] { parse_family_space("family: f1_simt\nknobs:\n  COLOUR: [1]\n", "x.yaml"); })
-                .find("x.yaml:3: family f1_simt has no knob 'COLOUR'"),
+  EXPECT_NE(error_of([] {
+              parse_family_space("family: f1_simt\nknobs:\n  COLOUR: [1]\n", "x.yaml");
+            }).find("x.yaml:3: family f1_simt has no knob 'COLOUR'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_family_space("family: nope\nknobs: {}\n", "x.yaml"); }).find("x.yaml:1"),
+  EXPECT_NE(
+      error_of([] { parse_family_space("family: nope\nknobs: {}\n", "x.yaml"); }).find("x.yaml:1"),
+      std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse_family_space("family: f1_simt\nknobs:\n  BM: [a]\n", "x.yaml");
+            }).find("not an integer"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_family_space("family: f1_simt\nknobs:\n  BM: [a]\n", "x.yaml"); })
-                .find("not an integer"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_family_space("family: f1_simt\nknobs:\n  BM: [64]\n", "x.yaml"); })
-                .find("has no values"),
+  EXPECT_NE(error_of([] {
+              parse_family_space("family: f1_simt\nknobs:\n  BM: [64]\n", "x.yaml");
+            }).find("has no values"),
             std::string::npos);
 }
 
@@ -118,8 +130,9 @@ TEST(SearchSpace, KnobsAddedLaterTakeTheirStoredDefaultWhenAbsent) {
   // PF was there from the start: leaving it out is still an error.
   std::string without_pf = all_but_evict;
   without_pf.erase(without_pf.find("  PF: [0]\n"), 10);
-  EXPECT_NE(error_of([&] { parse_family_space(without_pf, "x.yaml"); }).find("knob PF has no values"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { parse_family_space(without_pf, "x.yaml"); }).find("knob PF has no values"),
+      std::string::npos);
 }
 
 TEST(SearchSpace, DefaultSpacesEnumerateAndPrune) {
@@ -131,17 +144,21 @@ TEST(SearchSpace, DefaultSpacesEnumerateAndPrune) {
         << f->name();
   const Enumeration e = enumerate(space, DeviceLimits{});
   EXPECT_GT(e.valid.size(), 0u);
-  for (const Candidate& c : e.valid) EXPECT_EQ(failed_constraint(*c.family, c.knobs, DeviceLimits{}), "");
+  for (const Candidate& c : e.valid)
+    EXPECT_EQ(failed_constraint(*c.family, c.knobs, DeviceLimits{}), "");
 }
 
 TEST(TuningSettings, ParsesAndRejectsUnknownKeys) {
-  const TuningSettings s = parse_tuning_settings("min_samples: 20\ntolerance_factor: 8\nclock_policy: lock\n", "m.yaml");
+  const TuningSettings s =
+      parse_tuning_settings("min_samples: 20\ntolerance_factor: 8\nclock_policy: lock\n", "m.yaml");
   EXPECT_EQ(s.measure.min_samples, 20);
   EXPECT_DOUBLE_EQ(s.verify.tolerance_factor, 8);
   EXPECT_EQ(s.measure.clock_policy, "lock");
   EXPECT_NE(error_of([] { parse_tuning_settings("min_sample: 20\n", "m.yaml"); }).find("m.yaml:1"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_tuning_settings("min_samples: many\n", "m.yaml"); }).find("invalid value"),
+  EXPECT_NE(error_of([] {
+              parse_tuning_settings("min_samples: many\n", "m.yaml");
+            }).find("invalid value"),
             std::string::npos);
   EXPECT_NO_THROW(load_tuning_settings(testing::source_path("configs/measure.yaml")));
 }

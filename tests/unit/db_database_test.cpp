@@ -15,10 +15,10 @@
 #include <tuple>
 #include <vector>
 
-#include "support/temp_dir.hpp"
 #include "common/error.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
+#include "support/temp_dir.hpp"
 
 namespace sgt {
 const std::map<std::string, std::string_view, std::less<>>& embedded_schema();
@@ -32,8 +32,8 @@ using sgt::OpenMode;
 using sgt::Statement;
 using sgt::Transaction;
 
-using sgt::testing::TempDir;
 using sgt::testing::read_bytes;
+using sgt::testing::TempDir;
 using sgt::testing::write_bytes;
 
 // A database made with plain SQLite, as another tool or an older sgemm-tune would leave it.
@@ -430,8 +430,9 @@ TEST(Database, Version1MigratesThroughEveryStepToTheConditionsColumns) {
   TempDir dir;
   make_version_1(dir.file("v1.db"));
   Database db = Database::open(dir.file("v1.db"), OpenMode::read_write);
-  Statement s(db, "SELECT screen_median_us, screen_power_mw IS NULL, final_cache IS NULL, "
-                  "cublas_temperature_c IS NULL FROM candidates WHERE id = 7");
+  Statement s(db,
+              "SELECT screen_median_us, screen_power_mw IS NULL, final_cache IS NULL, "
+              "cublas_temperature_c IS NULL FROM candidates WHERE id = 7");
   ASSERT_TRUE(s.step());
   EXPECT_DOUBLE_EQ(s.column_double(0), 10.5);
   EXPECT_EQ(s.column_int(1), 1);

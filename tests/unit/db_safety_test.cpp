@@ -23,10 +23,10 @@
 #include <thread>
 #include <vector>
 
-#include "support/temp_dir.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
 #include "sgemm_dispatch.h"
+#include "support/temp_dir.hpp"
 
 namespace sgt {
 const std::map<std::string, std::string_view, std::less<>>& embedded_schema();
@@ -40,8 +40,8 @@ namespace fs = std::filesystem;
 const GpuRecord h200{"NVIDIA H200", "GPU-1111", "sm_90", 132, 62914560, 1980};
 const SoftwareRecord cuda13{"580.65", "13.0", "13.0.48", "13.1.0.3"};
 
-using sgt::testing::TempDir;
 using sgt::testing::read_bytes;
+using sgt::testing::TempDir;
 using sgt::testing::write_bytes;
 
 void raw_exec(const std::string& path, const std::string& script) {
@@ -161,7 +161,8 @@ TEST(DbSafety, KillNineDuringImportsLeavesWholeDumpsOnly) {
   {
     Database src = Database::open(dir.file("source.db"), OpenMode::create);
     TuningStore store(src);
-    for (int i = 0; i < per_dump; ++i) store.record_candidate(0, h200, cuda13, candidate("d@@-" + std::to_string(i)));
+    for (int i = 0; i < per_dump; ++i)
+      store.record_candidate(0, h200, cuda13, candidate("d@@-" + std::to_string(i)));
     dump = store.export_json();
   }
   ASSERT_NE(dump.find("d@@-0"), std::string::npos);
@@ -208,7 +209,8 @@ struct RefusedFile {
 void make_tuning_db(const std::string& path) {
   Database db = Database::open(path, OpenMode::create);
   TuningStore store(db);
-  for (int i = 0; i < 30; ++i) store.record_candidate(0, h200, cuda13, candidate("k" + std::to_string(i)));
+  for (int i = 0; i < 30; ++i)
+    store.record_candidate(0, h200, cuda13, candidate("k" + std::to_string(i)));
 }
 
 std::vector<RefusedFile> refused_files() {
@@ -242,10 +244,14 @@ std::vector<RefusedFile> refused_files() {
          write_bytes(p, bytes);
        },
        ""},
-      {"zeros", [](const std::string& p) { write_bytes(p, std::string(16384, '\0')); }, "not an SQLite database"},
-      {"text", [](const std::string& p) { write_bytes(p, "m,n,k\n64,64,64\n"); }, "not an SQLite database"},
+      {"zeros", [](const std::string& p) { write_bytes(p, std::string(16384, '\0')); },
+       "not an SQLite database"},
+      {"text", [](const std::string& p) { write_bytes(p, "m,n,k\n64,64,64\n"); },
+       "not an SQLite database"},
       {"another program's SQLite file",
-       [](const std::string& p) { raw_exec(p, "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('x');"); },
+       [](const std::string& p) {
+         raw_exec(p, "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('x');");
+       },
        "not a tuning database"},
   };
 }
@@ -258,13 +264,15 @@ std::string shell_quote(const std::string& s) {
 
 // Exit code and output (stdout and stderr) of sgemm-tune with these arguments.
 std::pair<int, std::string> run_cli(const std::string& args) {
-  const std::string command = shell_quote(SGEMM_BINARY_DIR "/src/sgemm-tune") + " " + args + " 2>&1 </dev/null";
+  const std::string command =
+      shell_quote(SGEMM_BINARY_DIR "/src/sgemm-tune") + " " + args + " 2>&1 </dev/null";
   std::FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return {-1, ""};
   std::string output;
   std::array<char, 4096> buffer;
   std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
@@ -283,8 +291,10 @@ TEST(DbSafety, RefusedFilesStayByteIdenticalThroughEveryEntryPoint) {
         ADD_FAILURE() << f.what << ": opened";
       } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::database) << f.what;
-        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << f.what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find(f.fragment), std::string::npos) << f.what << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos)
+            << f.what << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find(f.fragment), std::string::npos)
+            << f.what << ": " << e.what();
       }
     }
     sgemmHandle_t h = nullptr;
@@ -295,11 +305,13 @@ TEST(DbSafety, RefusedFilesStayByteIdenticalThroughEveryEntryPoint) {
       for (const std::string verb : {"list", "export"}) {
         const auto [rc, output] = run_cli(verb + " --db " + shell_quote(path));
         EXPECT_EQ(rc, 1) << f.what << ", " << verb << ":\n" << output;
-        EXPECT_NE(output.find(path), std::string::npos) << f.what << ", " << verb << ":\n" << output;
+        EXPECT_NE(output.find(path), std::string::npos) << f.what << ", " << verb << ":\n"
+                                                        << output;
       }
       const std::string shapes = dir.file("s.csv");
       write_bytes(shapes, "m,n,k\n64,64,64\n");
-      const auto [rc, output] = run_cli("import " + shell_quote(shapes) + " --db " + shell_quote(path));
+      const auto [rc, output] =
+          run_cli("import " + shell_quote(shapes) + " --db " + shell_quote(path));
       EXPECT_NE(rc, 0) << f.what << ", import:\n" << output;
     }
     EXPECT_EQ(read_bytes(path), before) << f.what << ": the file was changed";
@@ -332,15 +344,19 @@ TEST(DbSafety, GarbageWalIsIgnored) {
 // Columns, indexes and foreign keys of every table, to compare a migrated file with a fresh one.
 std::vector<std::string> describe_schema(Database& db) {
   std::vector<std::string> out;
-  Statement tables(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  Statement tables(db,
+                   "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE "
+                   "'sqlite_%' ORDER BY name");
   while (tables.step()) {
     const std::string t = tables.column_text(0);
-    for (const char* sql : {"SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || ifnull(dflt_value, 'NULL') "
-                            "|| ' ' || pk FROM pragma_table_info(?1) ORDER BY cid",
-                            "SELECT il.\"unique\" || ' ' || group_concat(ii.name, ',') FROM pragma_index_list(?1) il, "
-                            "pragma_index_info(il.name) ii GROUP BY il.name ORDER BY 1",
-                            "SELECT \"from\" || '->' || \"table\" || '.' || \"to\" || ' ' || on_delete "
-                            "FROM pragma_foreign_key_list(?1) ORDER BY 1"}) {
+    for (const char* sql :
+         {"SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || ifnull(dflt_value, 'NULL') "
+          "|| ' ' || pk FROM pragma_table_info(?1) ORDER BY cid",
+          "SELECT il.\"unique\" || ' ' || group_concat(ii.name, ',') FROM pragma_index_list(?1) "
+          "il, "
+          "pragma_index_info(il.name) ii GROUP BY il.name ORDER BY 1",
+          "SELECT \"from\" || '->' || \"table\" || '.' || \"to\" || ' ' || on_delete "
+          "FROM pragma_foreign_key_list(?1) ORDER BY 1"}) {
       Statement s(db, sql);
       s.bind(1, t);
       while (s.step()) out.push_back(t + ": " + s.column_text(0));
@@ -361,7 +377,8 @@ void make_version(const std::string& path, int version) {
     if (name == "schema.sql") continue;
     if (std::stoi(name.substr(0, 4)) <= version) script += std::string(sql) + "\n";
   }
-  script += "INSERT INTO software (driver, runtime, nvrtc, cublas) VALUES ('old', 'r', 'n', 'c');\n";
+  script +=
+      "INSERT INTO software (driver, runtime, nvrtc, cublas) VALUES ('old', 'r', 'n', 'c');\n";
   raw_exec(path, script + "PRAGMA user_version = " + std::to_string(version) + ";");
 }
 

@@ -242,9 +242,10 @@ TEST(TuningStore, ConditionsRoundTripAndStayNullWhenNotObserved) {
   expect_same_candidate(rows[0], c);
   EXPECT_EQ(*rows[0].final->conditions.temperature_c, 62.5);
   EXPECT_EQ(*rows[0].cublas_conditions->clock_reasons, 0x8000000000000001ull);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM candidates WHERE final_power_mw IS NULL AND "
-                      "final_temperature_c = 62.5 AND screen_power_mw = 412346 AND "
-                      "cublas_cache = 'rotate:12'"),
+  EXPECT_EQ(count(db,
+                  "SELECT count(*) FROM candidates WHERE final_power_mw IS NULL AND "
+                  "final_temperature_c = 62.5 AND screen_power_mw = 412346 AND "
+                  "cublas_cache = 'rotate:12'"),
             1);
 
   // Re-measured without NVML: the replaced row loses the old readings, it does not keep them.
@@ -257,9 +258,10 @@ TEST(TuningStore, ConditionsRoundTripAndStayNullWhenNotObserved) {
   EXPECT_TRUE(rows[0].screen->conditions == MeasureConditions{});
   EXPECT_TRUE(rows[0].final->conditions == MeasureConditions{});
   EXPECT_FALSE(rows[0].cublas_conditions.has_value());
-  EXPECT_EQ(count(db, "SELECT count(*) FROM candidates WHERE screen_power_mw IS NULL AND "
-                      "final_sm_clock_min_mhz IS NULL AND cublas_clock_reasons IS NULL AND "
-                      "screen_cache IS NULL"),
+  EXPECT_EQ(count(db,
+                  "SELECT count(*) FROM candidates WHERE screen_power_mw IS NULL AND "
+                  "final_sm_clock_min_mhz IS NULL AND cublas_clock_reasons IS NULL AND "
+                  "screen_cache IS NULL"),
             1);
 }
 

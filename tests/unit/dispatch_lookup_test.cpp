@@ -57,8 +57,8 @@ TEST(DispatchLookup, SpeedupNeedsBothTimes) {
 
 TEST(DispatchLookup, PicksTheClosestEligibleNeighbour) {
   const std::vector<Neighbour> pool = {
-      tuned(problem(1024, 1024, 1024), 10, 12),  // distance ~0.58
-      tuned(problem(900, 1100, 700), 10, 12),    // distance ~0.14
+      tuned(problem(1024, 1024, 1024), 10, 12),       // distance ~0.58
+      tuned(problem(900, 1100, 700), 10, 12),         // distance ~0.14
       tuned(problem(800, 1000, 800, Op::T), 10, 20),  // other transpose
   };
   const NearestChoice c = choose_nearest(problem(800, 1000, 800), pool, {}, accept_all);
@@ -116,16 +116,21 @@ TEST(DispatchLookup, AlignmentClasses) {
   const std::vector<Neighbour> pool = {tuned(problem(1000, 1000, 1000, Op::N, Op::N, 1), 10, 20),
                                        tuned(problem(1000, 1000, 1000, Op::N, Op::N, 4), 10, 20)};
   // Same class only by default; a wider-aligned kernel never serves a narrower problem.
-  EXPECT_EQ(choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 4), pool, {}, accept_all).index, 1);
-  EXPECT_EQ(choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 1), pool, {}, accept_all).index, 0);
-  EXPECT_EQ(choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 2), pool, {}, accept_all).index, -1);
+  EXPECT_EQ(choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 4), pool, {}, accept_all).index,
+            1);
+  EXPECT_EQ(choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 1), pool, {}, accept_all).index,
+            0);
+  EXPECT_EQ(choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 2), pool, {}, accept_all).index,
+            -1);
   NearestRules cross;
   cross.cross_alignment = true;
-  EXPECT_EQ(choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 2), pool, cross, accept_all).index, 0);
+  EXPECT_EQ(
+      choose_nearest(problem(1000, 1000, 999, Op::N, Op::N, 2), pool, cross, accept_all).index, 0);
   // Same class first, even when a narrower one is closer.
   const std::vector<Neighbour> two = {tuned(problem(1000, 1000, 1000, Op::N, Op::N, 1), 10, 20),
                                       tuned(problem(1500, 1000, 1000, Op::N, Op::N, 4), 10, 20)};
-  EXPECT_EQ(choose_nearest(problem(1000, 1000, 1000, Op::N, Op::N, 4), two, cross, accept_all).index, 1);
+  EXPECT_EQ(
+      choose_nearest(problem(1000, 1000, 1000, Op::N, Op::N, 4), two, cross, accept_all).index, 1);
 }
 
 TEST(DispatchLookup, DisabledMeansCublas) {
@@ -151,10 +156,10 @@ TEST(DispatchLookup, RulesFromEnvironment) {
 
 TEST(DispatchMissLog, HeaviestFirstMergedAcrossAlignment) {
   const std::vector<MissCount> misses = {
-      {problem(64, 64, 64), 1000},                         // 5.2e8 flop
-      {problem(4096, 16, 4096), 3},                        // 1.6e9 flop
-      {problem(4096, 16, 4096, Op::N, Op::N, 1), 2},       // merged with the above
-      {problem(128, 128, 128, Op::T, Op::N), 0},           // never called: left out
+      {problem(64, 64, 64), 1000},                    // 5.2e8 flop
+      {problem(4096, 16, 4096), 3},                   // 1.6e9 flop
+      {problem(4096, 16, 4096, Op::N, Op::N, 1), 2},  // merged with the above
+      {problem(128, 128, 128, Op::T, Op::N), 0},      // never called: left out
   };
   EXPECT_EQ(miss_log_csv(misses),
             "m,n,k,transa,transb,lda,ldb,ldc,calls\n"

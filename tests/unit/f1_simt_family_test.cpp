@@ -20,8 +20,8 @@ const Family& f1() { return find_family("f1_simt"); }
 
 // The template's own defaults (kernel_templates/f1_simt.cu): 128x128x8, 8 warps of 32x64.
 Knobs base() {
-  return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32}, {"WN", 64},
-          {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4}, {"REGDB", 1},
+  return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32},   {"WN", 64},
+          {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4},   {"REGDB", 1},
           {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}};
 }
 

@@ -236,7 +236,8 @@ TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
   EXPECT_EQ(g.tma_b.box_outer, 128u);
   EXPECT_EQ(g.tma_b.swizzle_bytes, 128u);
   // TT with BK = 16: A (k x m) K-contiguous with 64-byte rows, B (n x k) N-contiguous.
-  const LaunchGeometry t = f2().geometry(with(base(), "BK", 16), problem(100, 200, 300, Op::T, Op::T));
+  const LaunchGeometry t =
+      f2().geometry(with(base(), "BK", 16), problem(100, 200, 300, Op::T, Op::T));
   EXPECT_TRUE(t.tma_a.k_inner);
   EXPECT_EQ(t.tma_a.box_inner, 16u);
   EXPECT_EQ(t.tma_a.swizzle_bytes, 64u);
@@ -244,9 +245,9 @@ TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
   EXPECT_EQ(t.tma_b.box_inner, 128u);
   EXPECT_EQ(t.tma_b.box_outer, 16u);
   // Other families launch without tensor maps.
-  const Knobs f1_knobs = {{"BM", 128}, {"BN", 128}, {"BK", 8},      {"WM", 32},     {"WN", 64},
-                          {"TM", 8},   {"TN", 8},   {"STAGES", 3},  {"PAD", 4},     {"REGDB", 1},
-                          {"MIN_BLOCKS", 1},        {"RASTER", 1},  {"SPLITK", 1}};
+  const Knobs f1_knobs = {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32}, {"WN", 64},
+                          {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4}, {"REGDB", 1},
+                          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}};
   EXPECT_FALSE(find_family("f1_simt").geometry(f1_knobs, problem(64, 64, 64)).tma_a.used);
 }
 

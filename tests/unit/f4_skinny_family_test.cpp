@@ -23,8 +23,9 @@ const Family& f4() { return find_family("f4_skinny"); }
 
 // The template's own defaults (kernel_templates/f4_skinny.cu): a 256 x 16 tile, 4 K slices.
 Knobs base() {
-  return {{"BS", 16}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},     {"BK", 32},
-          {"STAGES", 4}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+  return {{"BS", 16}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
+          {"BK", 32}, {"STAGES", 4}, {"SPLITK", 1}, {"OCC", 8},   {"DIRECT", 0},
+          {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -54,11 +55,13 @@ TEST(F4SkinnyFamily, TemplateDefaultsAreValid) { EXPECT_EQ(why(base()), ""); }
 TEST(F4SkinnyFamily, TargetConfigurationsAreValid) {
   // GEMV: 32 rows x 32 K slices of 4 k, no split.
   Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
-                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
+                {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(why(gemv), "");
   // 64 x 64 tile, 8 x 8 per thread, 4 K slices, split over the GPU.
   Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
-                  {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                  {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8},   {"DIRECT", 0},
+                  {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(why(square), "");
   // Two-warp blocks for short K, four resident per SM.
   Knobs tall = with(with(with(square, "WARPS", 2), "KSL", 1), "SPLITK", 0);
@@ -100,7 +103,8 @@ TEST(F4SkinnyFamily, KPerSliceBoundaryIsInclusive) {
 TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
   // A GEMV thread needs about 70 registers: a 128-register cap compiles the same kernel.
   Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
-                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
+                {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(why(with(gemv, "OCC", 16)), "occupancy_cap_binds");
   // 64 accumulators: the cap binds (128 x 64 tile so that two blocks fit in shared memory).
   EXPECT_EQ(why(with(with(with(base(), "KSL", 8), "STAGES", 3), "OCC", 16)), "");
@@ -108,7 +112,8 @@ TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
 
 TEST(F4SkinnyFamily, CappedRegistersKeepSGroupTilesNarrow) {
   const Knobs wide = {{"BS", 64}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
-                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
+                      {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(why(wide), "");
   EXPECT_EQ(why(with(wide, "OCC", 16)), "capped_s_groups_take_8_columns");
   EXPECT_EQ(why(with(with(with(wide, "OCC", 16), "TS", 8), "TG", 8)), "");
@@ -117,7 +122,8 @@ TEST(F4SkinnyFamily, CappedRegistersKeepSGroupTilesNarrow) {
 TEST(F4SkinnyFamily, RingDepthIsBoundedBothWays) {
   // 2 warps, one 64 x 64 stage of 16 KB: a 2-stage ring has too little in flight.
   Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
-                {"BK", 32}, {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                {"BK", 32}, {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2},   {"DIRECT", 0},
+                {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(why(tall), "at_least_32_kb_in_flight_per_sm");
   // 256 x 16 tile, 35 KB stages: 8 stages keep far more than 96 KB in flight.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "no_needless_stage");
@@ -225,20 +231,23 @@ TEST(F4SkinnyFamily, ShortKAllocatesOnlyTheStagesItUses) {
   // K = 64 in stages of 32: 2 of the 3 stages (2 x (32 x 64 + 64 x 36) floats) and the 64 x 65
   // partial tile fits inside them.
   const Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
-                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                      {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
+                      {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
   const LaunchGeometry g = f4().geometry(tall, problem(65536, 64, 64));
   EXPECT_EQ(g.grid.x, 1024u);
   EXPECT_EQ(g.smem_bytes, 4u * 2 * (32 * 64 + 64 * 36));
   // K = 1: one stage; with 4 K slices the partial tiles (4 x 64 x 65 floats) are the larger.
   EXPECT_EQ(f4().geometry(tall, problem(65536, 64, 1)).smem_bytes, 4u * (32 * 64 + 64 * 36));
   const Knobs sliced = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
-                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
+                        {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(f4().geometry(sliced, problem(65536, 64, 1)).smem_bytes, 4u * 4 * 64 * 65);
 }
 
 TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
   const Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
-                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8}, {"DIRECT", 0}, {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                        {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8},   {"DIRECT", 0},
+                        {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
   const LaunchGeometry g = f4().geometry(square, problem(64, 64, 65536));
   EXPECT_EQ(g.grid.x * g.grid.y, 1u);
   EXPECT_EQ(g.k_splits, 128);  // 2048 chunks of 32 in 132 splits: 16 chunks each, 128 splits
@@ -312,7 +321,7 @@ TEST(F4SkinnyFamily, DirectStreamsGContiguousXInSlicesOfAtMostBK) {
   // The 4096x1x4096 DIRECT shape on the H200: 8 warps, all along K, 128 rows per block, 8 splits.
   const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},  {"DIRECT", 1},
-                      {"PF", 0}, {"REDUCE", 0}, {"EVICT", 0}};
+                      {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(why(gemv), "");
   const LaunchGeometry g = f4().geometry(gemv, problem(4096, 1, 4096));
   EXPECT_EQ(g.grid.x, 32u);  // 1 warp along G x 32 lanes x 4 rows = 128 rows

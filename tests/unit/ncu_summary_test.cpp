@@ -290,9 +290,9 @@ TEST(NcuPlan, ClocksLeftAloneOneLaunchAndTheStallMetrics) {
   for (const char* section : {"SpeedOfLight", "Occupancy", "WarpStateStats"})
     EXPECT_NE(std::find(p.profile.begin(), p.profile.end(), section), p.profile.end()) << section;
   const std::vector<std::string> tail(p.profile.end() - 8, p.profile.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{"/opt/bin/sgemm-tune", "bench", "--shapes",
-                                            "/tmp/d/s.csv", "--lt-algos", "0", "--db",
-                                            "/tmp/x.db"}));
+  EXPECT_EQ(tail,
+            (std::vector<std::string>{"/opt/bin/sgemm-tune", "bench", "--shapes", "/tmp/d/s.csv",
+                                      "--lt-algos", "0", "--db", "/tmp/x.db"}));
   EXPECT_EQ(p.print, (std::vector<std::string>{"ncu", "--import", "/tmp/d/r.ncu-rep", "--csv",
                                                "--page", "details"}));
 
@@ -350,7 +350,8 @@ TEST_F(NcuRun, ProfilesThenPrintsThenSummarises) {
   EXPECT_NE(text.find("compute (SM) 47.6%, memory 64.9%, DRAM 64.9%; duration 22.40 us"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("achieved 12.5%, theoretical 12.5%; 158 registers/thread"), std::string::npos) << text;
+  EXPECT_NE(text.find("achieved 12.5%, theoretical 12.5%; 158 registers/thread"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("| not_selected     |   0.72 | 27.8% |"), std::string::npos) << text;
   EXPECT_EQ(text.find("\033["), std::string::npos);
   EXPECT_NE(format_ncu_summary(s, true).find("\033["), std::string::npos);

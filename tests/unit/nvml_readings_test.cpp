@@ -26,9 +26,9 @@ namespace sgt {
 namespace {
 
 constexpr const char* kUuid = "GPU-00000000-1111-2222-3333-444444444444";
-const char* const kVariables[] = {"SGEMM_NVML_LIBRARY", "SGEMM_FAKE_NVML_LOG",
-                                  "SGEMM_FAKE_NVML_REASONS", "SGEMM_FAKE_NVML_POWER_MW",
-                                  "SGEMM_FAKE_NVML_TEMPERATURE_C", "SGEMM_FAKE_NVML_SET_RESULT"};
+const char* const kVariables[] = {
+    "SGEMM_NVML_LIBRARY",       "SGEMM_FAKE_NVML_LOG",           "SGEMM_FAKE_NVML_REASONS",
+    "SGEMM_FAKE_NVML_POWER_MW", "SGEMM_FAKE_NVML_TEMPERATURE_C", "SGEMM_FAKE_NVML_SET_RESULT"};
 
 class NvmlReadings : public ::testing::Test {
  protected:

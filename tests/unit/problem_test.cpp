@@ -1,9 +1,10 @@
 // Problem keys: leading dimensions, alignment classes, validation and the roofline floor.
+#include "space/problem.hpp"
+
 #include <gtest/gtest.h>
 
-#include "space/knobs.hpp"
-#include "space/problem.hpp"
 #include "common/error.hpp"
+#include "space/knobs.hpp"
 
 namespace sgt {
 namespace {

@@ -14,7 +14,9 @@ namespace {
 using namespace sgt;
 using namespace sgt::report;
 
-ProblemKey problem(int m, int n, int k) { return with_minimal_leading_dimensions({Op::N, Op::N, m, n, k}); }
+ProblemKey problem(int m, int n, int k) {
+  return with_minimal_leading_dimensions({Op::N, Op::N, m, n, k});
+}
 
 TEST(ReportMetrics, PeakIsSmsTimes128LanesTimesTwoTimesClock) {
   EXPECT_NEAR(peak_fp32_tflops(132, 1980), 66.908, 1e-3);
@@ -90,8 +92,8 @@ TEST(ReportFormat, NumbersAndOccupancyText) {
 }
 
 TEST(ReportFormat, MarkdownTablePadsAndAlignsColumns) {
-  const std::string t = markdown_table({"name", "us"}, {{{"a"}, {"1.5"}}, {{"long name"}, {"10.25"}}},
-                                       {false, true}, false);
+  const std::string t = markdown_table(
+      {"name", "us"}, {{{"a"}, {"1.5"}}, {{"long name"}, {"10.25"}}}, {false, true}, false);
   EXPECT_EQ(t,
             "| name      |    us |\n"
             "| --------- | ----: |\n"
@@ -118,7 +120,8 @@ TEST(ReportTerminal, ColourOnlyWhenAskedAndNeverWithNoColor) {
 }
 
 TEST(ReportExplain, KnobDifferencesNameChangedAddedAndMissingKnobs) {
-  EXPECT_EQ(knob_differences("BK=32,STAGES=3,TS=16", "BK=128,STAGES=6,TS=16"), "BK 32->128, STAGES 3->6");
+  EXPECT_EQ(knob_differences("BK=32,STAGES=3,TS=16", "BK=128,STAGES=6,TS=16"),
+            "BK 32->128, STAGES 3->6");
   EXPECT_EQ(knob_differences("BK=32", "BK=32,PF=1"), "PF=1");
   EXPECT_EQ(knob_differences("BK=32,PF=1", "BK=32"), "no PF");
   EXPECT_EQ(knob_differences("BK=32", "BK=32"), "");
@@ -127,7 +130,8 @@ TEST(ReportExplain, KnobDifferencesNameChangedAddedAndMissingKnobs) {
 TEST(ReportExplain, ShellLineQuotesWhatTheShellWouldSplit) {
   EXPECT_EQ(shell_line({"ncu", "--kernel-name", "regex:^sgemm_main$", "a b", "it's"}),
             "ncu --kernel-name 'regex:^sgemm_main$' 'a b' 'it'\\''s'");
-  EXPECT_EQ(shape_list_csv(problem(64, 32, 16)), "m,n,k,transa,transb,lda,ldb,ldc\n64,32,16,N,N,64,16,64\n");
+  EXPECT_EQ(shape_list_csv(problem(64, 32, 16)),
+            "m,n,k,transa,transb,lda,ldb,ldc\n64,32,16,N,N,64,16,64\n");
 }
 
 TEST(ReportPlot, GnuplotQuotingAndPathLookup) {

@@ -8,7 +8,6 @@
 #include <sstream>
 #include <string>
 
-#include "support/temp_dir.hpp"
 #include "common/error.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
@@ -17,6 +16,7 @@
 #include "report/merge.hpp"
 #include "report/plot.hpp"
 #include "report/problem_report.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace sgt;
@@ -28,14 +28,23 @@ const GpuRecord h200_b{"NVIDIA H200", "GPU-bbbb", "sm_90", 132, 62914560, 1980};
 const SoftwareRecord cuda13{"580.65", "13.0", "13.0.48", "13.1.0"};
 
 // A real f1_simt configuration (256 threads, 128x... tiles) and two neighbours.
-const std::string f1_a = "BK=16,BM=256,BN=128,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=3,TM=8,TN=16,WM=64,WN=64";
-const std::string f1_b = "BK=16,BM=256,BN=128,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=4,TM=8,TN=16,WM=64,WN=64";
-const std::string f1_c = "BK=8,BM=256,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=4,TM=8,TN=16,WM=64,WN=64";
-const std::string f1_d = "BK=8,BM=128,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=2,STAGES=4,TM=8,TN=8,WM=64,WN=32";
+const std::string f1_a =
+    "BK=16,BM=256,BN=128,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=3,TM=8,TN=16,WM=64,WN="
+    "64";
+const std::string f1_b =
+    "BK=16,BM=256,BN=128,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=4,TM=8,TN=16,WM=64,WN="
+    "64";
+const std::string f1_c =
+    "BK=8,BM=256,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=4,TM=8,TN=16,WM=64,WN="
+    "64";
+const std::string f1_d =
+    "BK=8,BM=128,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=2,STAGES=4,TM=8,TN=8,WM=64,WN=32";
 
 ProblemKey square(int n) { return with_minimal_leading_dimensions({Op::N, Op::N, n, n, n}); }
 
-TimingRecord timing(double median) { return {median, median * 0.99, median, median * 0.01, 30, 0, 1980}; }
+TimingRecord timing(double median) {
+  return {median, median * 0.99, median, median * 0.01, 30, 0, 1980};
+}
 
 CandidateRecord candidate(const ProblemKey& p, const std::string& config, Outcome outcome,
                           std::optional<double> screen_us, std::optional<double> final_us,
@@ -52,7 +61,8 @@ CandidateRecord candidate(const ProblemKey& p, const std::string& config, Outcom
   if (screen_us) c.screen = timing(*screen_us);
   if (final_us) c.final = timing(*final_us);
   c.cublas_us = cublas_us;
-  if (outcome == Outcome::resources_exceeded) c.message = "128 registers x 256 threads, 284 bytes spilled";
+  if (outcome == Outcome::resources_exceeded)
+    c.message = "128 registers x 256 threads, 284 bytes spilled";
   return c;
 }
 
@@ -90,13 +100,18 @@ void write_small_database(const std::string& path, const GpuRecord& gpu = h200,
   a.cublas_conditions = a.final->conditions;
   store.record_candidate(run_id, gpu, cuda13, a);
   store.record_candidate(run_id, gpu, cuda13, candidate(big, f1_b, Outcome::ok, 309, 315, 342, 0));
-  store.record_candidate(run_id, gpu, cuda13, candidate(big, f1_c, Outcome::ok, 305, std::nullopt, std::nullopt));
   store.record_candidate(run_id, gpu, cuda13,
-                         candidate(big, f1_d, Outcome::resources_exceeded, std::nullopt, std::nullopt, std::nullopt));
+                         candidate(big, f1_c, Outcome::ok, 305, std::nullopt, std::nullopt));
+  store.record_candidate(
+      run_id, gpu, cuda13,
+      candidate(big, f1_d, Outcome::resources_exceeded, std::nullopt, std::nullopt, std::nullopt));
+  store.record_candidate(
+      run_id, gpu, cuda13,
+      candidate(big, "BK=4", Outcome::skipped, std::nullopt, std::nullopt, std::nullopt));
   store.record_candidate(run_id, gpu, cuda13,
-                         candidate(big, "BK=4", Outcome::skipped, std::nullopt, std::nullopt, std::nullopt));
-  store.record_candidate(run_id, gpu, cuda13, candidate(small, f1_b, Outcome::ok, 64.6, 64.5, 63.9));
-  store.record_candidate(run_id, gpu, cuda13, candidate(small, f1_c, Outcome::ok, 60.0, std::nullopt, std::nullopt));
+                         candidate(small, f1_b, Outcome::ok, 64.6, 64.5, 63.9));
+  store.record_candidate(run_id, gpu, cuda13,
+                         candidate(small, f1_c, Outcome::ok, 60.0, std::nullopt, std::nullopt));
   store.set_winner(winner(big, gpu, "f1_simt", f1_a, 300, 342));
   store.set_winner(winner(small, gpu, "cublas", "", 63.87, 63.87));
   store.finish_run(run_id, "done");
@@ -159,8 +174,8 @@ TEST_F(ReportStore, OwnKernelOfAKernelWinnerIsTheWinnerWithItsResources) {
   EXPECT_EQ(k.registers, 200);
   EXPECT_EQ(k.smem_bytes, 75264);
   ASSERT_TRUE(k.geometry_known);
-  EXPECT_EQ(k.threads, 256);          // (256/64) x (128/64) warps
-  EXPECT_EQ(k.grid_blocks, 8 * 16);   // 2048/256 x 2048/128
+  EXPECT_EQ(k.threads, 256);         // (256/64) x (128/64) warps
+  EXPECT_EQ(k.grid_blocks, 8 * 16);  // 2048/256 x 2048/128
   // 200 registers: 6400 per warp, 2 warps per sub-partition: one 8-warp block per SM.
   EXPECT_EQ(k.occupancy.blocks_per_sm, 1);
   EXPECT_EQ(k.occupancy.limiter, "registers");
@@ -185,8 +200,7 @@ TEST_F(ReportStore, OwnKernelOfACublasWinnerIsTheFastestFinalist) {
 TEST_F(ReportStore, OwnKernelOfACublasLtWinnerIsTheFastestFinalist) {
   const sgt::ProblemKey small = square(1024);
   const sgt::WinnerRecord w = winner(small, h200, "cublaslt", "id=20,tile=24,algo=00", 58.7, 63.9);
-  const ProblemReport r =
-      make_problem_report(w, store->candidates(small, h200, cuda13), 4.3);
+  const ProblemReport r = make_problem_report(w, store->candidates(small, h200, cuda13), 4.3);
   EXPECT_FALSE(r.cublas_won());
   EXPECT_FALSE(r.own_won());
   EXPECT_DOUBLE_EQ(r.tuned_us, 58.7);
@@ -194,7 +208,8 @@ TEST_F(ReportStore, OwnKernelOfACublasLtWinnerIsTheFastestFinalist) {
   ASSERT_TRUE(r.own.has_value());
   EXPECT_EQ(r.own->family, "f1_simt");
   EXPECT_EQ(r.own->config, f1_b);
-  const std::string text = format_explanation(explain(w, store->candidates(small, h200, cuda13), 4.3, 5), false);
+  const std::string text =
+      format_explanation(explain(w, store->candidates(small, h200, cuda13), 4.3, 5), false);
   EXPECT_NE(text.find("winner: cublaslt id=20"), std::string::npos) << text;
   EXPECT_NE(text.find("best own kernel: f1_simt"), std::string::npos) << text;
 }
@@ -208,10 +223,11 @@ TEST_F(ReportStore, ExplainListsRunnerUpsBehindTheWinnerAndFailures) {
   EXPECT_EQ(e.runner_ups[1].config, f1_c);
   EXPECT_EQ(e.runner_ups[1].stage, "screen");
   EXPECT_FALSE(e.runner_ups[0].occupancy.registers_known);
-  EXPECT_EQ(e.failure_example.at("resources_exceeded"), "128 registers x 256 threads, 284 bytes spilled");
+  EXPECT_EQ(e.failure_example.at("resources_exceeded"),
+            "128 registers x 256 threads, 284 bytes spilled");
   const std::string text = format_explanation(e, false);
   EXPECT_NE(text.find("winner: f1_simt " + f1_a), std::string::npos) << text;
-  EXPECT_NE(text.find("+5.0%"), std::string::npos) << text;       // 315 us vs 300 us
+  EXPECT_NE(text.find("+5.0%"), std::string::npos) << text;        // 315 us vs 300 us
   EXPECT_NE(text.find("STAGES 3->4"), std::string::npos) << text;  // what the runner-up changed
   EXPECT_NE(text.find("1 blocks/SM, limited by registers"), std::string::npos) << text;
   EXPECT_NE(text.find("resources_exceeded 1"), std::string::npos) << text;
@@ -238,8 +254,8 @@ TEST_F(ReportStore, StatesHowTheKernelsWereMeasured) {
   const auto section = md.find("### How those kernels were measured");
   ASSERT_NE(section, std::string::npos) << md;
   const std::string table = md.substr(section);
-  for (const char* text : {"clocks", "discarded", "observe", "rotate:3", "1935-1980", "1965",
-                           "402", "61", "SwPowerCap"})
+  for (const char* text : {"clocks", "discarded", "observe", "rotate:3", "1935-1980", "1965", "402",
+                           "61", "SwPowerCap"})
     EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
 
   const std::string csv = format_csv(reports);
@@ -349,13 +365,15 @@ TEST(ReportMerge, KeepsTheFasterWinnerPerProblemAndGpuModelAndAllProvenance) {
     run.command = "sgemm-tune tune";
     run.clock_policy = "observe";
     const std::int64_t id = store.begin_run(run, h200_b, cuda13);
-    store.record_candidate(id, h200_b, cuda13, candidate(square(2048), f1_c, Outcome::ok, 291, 290, 340));
+    store.record_candidate(id, h200_b, cuda13,
+                           candidate(square(2048), f1_c, Outcome::ok, 291, 290, 340));
     store.set_winner(winner(square(2048), h200_b, "f1_simt", f1_c, 290, 340));
     store.set_winner(winner(square(1024), h200_b, "cublas", "", 70.0, 70.0));
     store.set_winner(winner(square(512), h200_b, "cublas", "", 12.0, 12.0));
     store.finish_run(id, "done");
   }
-  const MergeSummary s = merge_databases(dir.file("merged.db"), {dir.file("a.db"), dir.file("b.db")});
+  const MergeSummary s =
+      merge_databases(dir.file("merged.db"), {dir.file("a.db"), dir.file("b.db")});
   EXPECT_EQ(s.inputs, 2);
   EXPECT_EQ(s.winners, 3);
   ASSERT_EQ(s.conflicts.size(), 2u);
@@ -390,7 +408,8 @@ TEST(ReportMerge, KeepsTheFasterWinnerPerProblemAndGpuModelAndAllProvenance) {
   }
 
   // Merging the same inputs again into the result keeps the same winners.
-  const MergeSummary again = merge_databases(dir.file("merged.db"), {dir.file("a.db"), dir.file("b.db")});
+  const MergeSummary again =
+      merge_databases(dir.file("merged.db"), {dir.file("a.db"), dir.file("b.db")});
   EXPECT_EQ(again.winners, 3);
   const auto big_again = TuningStore(db).find_winner(square(2048), "NVIDIA H200", "sm_90");
   EXPECT_DOUBLE_EQ(big_again->time_us, 290);

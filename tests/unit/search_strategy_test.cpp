@@ -45,7 +45,9 @@ class SearchOrderTest : public ::testing::Test {
   }
   std::size_t index_of(int a, int b) const {
     for (std::size_t i = 0; i < candidates_.size(); ++i)
-      if (candidates_[i].candidate.knobs.at("A") == a && candidates_[i].candidate.knobs.at("B") == b) return i;
+      if (candidates_[i].candidate.knobs.at("A") == a &&
+          candidates_[i].candidate.knobs.at("B") == b)
+        return i;
     return SIZE_MAX;
   }
   // Runs the search to its end; "measured" time of a candidate given by `truth`.
@@ -53,7 +55,8 @@ class SearchOrderTest : public ::testing::Test {
   std::vector<std::size_t> run(SearchOrder& order, Truth truth) {
     std::vector<std::size_t> all;
     std::map<std::size_t, double> screened;
-    for (auto batch = order.next_batch(screened); !batch.empty(); batch = order.next_batch(screened)) {
+    for (auto batch = order.next_batch(screened); !batch.empty();
+         batch = order.next_batch(screened)) {
       for (std::size_t i : batch) {
         all.push_back(i);
         screened[i] = truth(candidates_[i]);
@@ -85,14 +88,16 @@ TEST_F(SearchOrderTest, NeighboursDifferByOneStepInAtMostTwoKnobs) {
 TEST_F(SearchOrderTest, ExhaustiveTakesEverythingBestPredictedFirst) {
   SearchOrder order(Strategy::exhaustive, space_, candidates_, 5, 1);
   EXPECT_EQ(order.budget(), 20);  // a candidate budget does not apply
-  const std::vector<std::size_t> all = run(order, [](const PlannedCandidate& c) { return c.predicted_us; });
+  const std::vector<std::size_t> all =
+      run(order, [](const PlannedCandidate& c) { return c.predicted_us; });
   ASSERT_EQ(all.size(), 20u);
   for (std::size_t j = 1; j < all.size(); ++j)
     EXPECT_LE(candidates_[all[j - 1]].predicted_us, candidates_[all[j]].predicted_us);
 }
 
 TEST_F(SearchOrderTest, RandomIsASeededSampleOfTheBudget) {
-  SearchOrder a(Strategy::random, space_, candidates_, 7, 42), b(Strategy::random, space_, candidates_, 7, 42),
+  SearchOrder a(Strategy::random, space_, candidates_, 7, 42),
+      b(Strategy::random, space_, candidates_, 7, 42),
       c(Strategy::random, space_, candidates_, 7, 43);
   const auto truth = [](const PlannedCandidate& p) { return p.predicted_us; };
   const std::vector<std::size_t> ra = run(a, truth), rb = run(b, truth), rc = run(c, truth);

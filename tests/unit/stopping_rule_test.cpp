@@ -59,7 +59,7 @@ TEST(StoppingRule, NoisyStreamStopsByConvergence) {
   const int n = run(
       rule, [&] { return dist(rng); }, 1.5e-3);
   EXPECT_EQ(rule.reason(), StopReason::converged);
-  EXPECT_GE(n, 500);     // min_time first
+  EXPECT_GE(n, 500);  // min_time first
   EXPECT_NEAR(rule.noise(), 0.1, 0.02);
 }
 

@@ -22,7 +22,7 @@ TEST(Tolerance, NormwiseErrorScalesWithKAndData) {
 }
 
 TEST(Tolerance, IntegerExactnessLimit) {
-  EXPECT_TRUE(integer_check_is_exact(262144, 8));   // 64 * 2^18 = 2^24
+  EXPECT_TRUE(integer_check_is_exact(262144, 8));  // 64 * 2^18 = 2^24
   EXPECT_FALSE(integer_check_is_exact(262145, 8));
 }
 
@@ -61,9 +61,11 @@ TEST(WinnerSelection, TiesGoToTheSimplerCandidate) {
 
 TEST(WinnerSelection, ALibraryContenderWinsOnlyOutright) {
   // cuBLASLt's algorithm 0.5% faster than the own finalist, 1% spread: the own kernel keeps it.
-  EXPECT_EQ(choose_winner({{100, 0.900, 0.01, 40}, {99.5, 0.8955, 0.01, kLibraryComplexity}}).winner, 0);
+  EXPECT_EQ(
+      choose_winner({{100, 0.900, 0.01, 40}, {99.5, 0.8955, 0.01, kLibraryComplexity}}).winner, 0);
   // 8% faster: the algorithm wins.
-  EXPECT_EQ(choose_winner({{100, 0.980, 0.01, 40}, {92, 0.90, 0.01, kLibraryComplexity}}).winner, 1);
+  EXPECT_EQ(choose_winner({{100, 0.980, 0.01, 40}, {92, 0.90, 0.01, kLibraryComplexity}}).winner,
+            1);
   // Alone and inside cuBLAS's band: cuBLAS.
   EXPECT_EQ(choose_winner({{99.5, 0.995, 0.01, kLibraryComplexity}}).winner, -1);
 }

@@ -63,11 +63,14 @@ struct KnobMatch {
   std::string id(const std::string& family, const std::string& config) const {
     Knobs knobs = parse_knobs(config);
     std::erase_if(knobs, [&](const auto& knob) {
-      return knob.second == 0 || std::find(ignored.begin(), ignored.end(), knob.first) != ignored.end();
+      return knob.second == 0 ||
+             std::find(ignored.begin(), ignored.end(), knob.first) != ignored.end();
     });
     return family + "|" + knobs_to_string(knobs);
   }
-  std::string id(const PlannedCandidate& c) const { return id(c.candidate.family->name(), c.config); }
+  std::string id(const PlannedCandidate& c) const {
+    return id(c.candidate.family->name(), c.config);
+  }
 };
 
 std::vector<Measured> load(Database& db, const KnobMatch& match) {
@@ -97,11 +100,12 @@ std::vector<Measured> load(Database& db, const KnobMatch& match) {
   return problems;
 }
 
-
 int usage(const std::string& why) {
-  std::cerr << "strategy_replay: " << why
-            << "\nusage: strategy_replay --db FILE [--space DIR] [--strategy model|random|exhaustive]"
-               " [--max-candidates N] [--seed S] [--tolerance F] [--detail TEXT] [--ignore-knob NAME]...\n";
+  std::cerr
+      << "strategy_replay: " << why
+      << "\nusage: strategy_replay --db FILE [--space DIR] [--strategy model|random|exhaustive]"
+         " [--max-candidates N] [--seed S] [--tolerance F] [--detail TEXT] [--ignore-knob "
+         "NAME]...\n";
   return 2;
 }
 
@@ -113,15 +117,24 @@ int main(int argc, char** argv) try {
     const std::string arg = argv[i];
     if (i + 1 >= argc) return usage(arg + " needs a value");
     const std::string value = argv[++i];
-    if (arg == "--db") o.db = value;
-    else if (arg == "--space") o.space = value;
-    else if (arg == "--strategy") o.strategy = parse_strategy(value);
-    else if (arg == "--max-candidates") o.max_candidates = std::stoi(value);
-    else if (arg == "--seed") o.seed = std::stoull(value);
-    else if (arg == "--tolerance") o.tolerance = std::stod(value);
-    else if (arg == "--detail") o.detail = value;
-    else if (arg == "--ignore-knob") o.ignored_knobs.push_back(value);
-    else return usage("unknown option " + arg);
+    if (arg == "--db")
+      o.db = value;
+    else if (arg == "--space")
+      o.space = value;
+    else if (arg == "--strategy")
+      o.strategy = parse_strategy(value);
+    else if (arg == "--max-candidates")
+      o.max_candidates = std::stoi(value);
+    else if (arg == "--seed")
+      o.seed = std::stoull(value);
+    else if (arg == "--tolerance")
+      o.tolerance = std::stod(value);
+    else if (arg == "--detail")
+      o.detail = value;
+    else if (arg == "--ignore-knob")
+      o.ignored_knobs.push_back(value);
+    else
+      return usage("unknown option " + arg);
   }
   if (o.db.empty()) return usage("--db is required");
 
@@ -175,14 +188,15 @@ int main(int argc, char** argv) try {
     const auto ranks = [&](auto value) {
       std::vector<std::size_t> order(pairs.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::size_t a, std::size_t b) { return value(pairs[a]) < value(pairs[b]); });
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return value(pairs[a]) < value(pairs[b]);
+      });
       std::vector<double> r(pairs.size());
       for (std::size_t i = 0; i < order.size(); ++i) r[order[i]] = static_cast<double>(i);
       return r;
     };
-    const std::vector<double> rp = ranks([](const auto& x) { return x.first; }),
-                              rs = ranks([](const auto& x) { return x.second; });
+    const std::vector<double> rp = ranks([](const auto&x) { return x.first; }),
+                              rs = ranks([](const auto&x) { return x.second; });
     double d2 = 0;
     for (std::size_t i = 0; i < pairs.size(); ++i) d2 += (rp[i] - rs[i]) * (rp[i] - rs[i]);
     const double n = static_cast<double>(pairs.size());
@@ -211,15 +225,17 @@ int main(int argc, char** argv) try {
       ++compared;
       within += replay <= best * (1 + o.tolerance);
       if (m.cublas_us == 0 || replay < m.cublas_us)
-        winners.push_back({m.key, work[replay_index].candidate.family->name(), work[replay_index].config});
+        winners.push_back(
+            {m.key, work[replay_index].candidate.family->name(), work[replay_index].config});
     }
     fmt::print("{:52} {:5} {:6} {:11.2f} {:11.2f} {:6.3f} {:>10} {:8.2f}\n", m.key.to_string(),
                work.size(), order.budget(), replay, best, best > 0 ? replay / best : 0.0,
                rank > 0 ? std::to_string(rank) : std::string("-"), spearman);
   }
-  fmt::print("\n{} strategy, budget {}: best within {:g}% of the exhaustive best on {} of {} "
-             "problems\n",
-             strategy_name(o.strategy), o.max_candidates, 100 * o.tolerance, within, compared);
+  fmt::print(
+      "\n{} strategy, budget {}: best within {:g}% of the exhaustive best on {} of {} "
+      "problems\n",
+      strategy_name(o.strategy), o.max_candidates, 100 * o.tolerance, within, compared);
   return compared > 0 && within >= 0.9 * compared ? 0 : 1;
 } catch (const std::exception& e) {
   std::cerr << "strategy_replay: " << e.what() << "\n";

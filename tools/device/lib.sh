@@ -1,9 +1,10 @@
-# Helpers shared by the device scripts (sourced). $out/$res: where results go.
+# Helpers shared by the experiments of tools/device/run.sh (sourced). $out/$res: where results go.
 
 # visit_setup WORK: $out ($OUT), an empty results folder $res (packed into one tarball at the end,
 # since a device command returns at most 8 files), the work folder WORK ($work) with the compile
 # cache, and the environment that runs the packed binaries of .device-dist ($dist, $space, and
-# the short screening of $settings).
+# the short screening of $settings; the tests that run the tuner find it through
+# SGEMM_TUNE_BINARY).
 visit_setup() {
   out=${OUT:-/tmp/sgemm-out}
   res=/tmp/sgemm-visit
@@ -14,6 +15,7 @@ visit_setup() {
   export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export SGEMM_CACHE_DIR=$work/cache
   export PATH=$dist/bin:$PATH
+  export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
   space=$dist/configs/spaces
   settings=tools/device/screen_fast.yaml
 }
@@ -28,11 +30,11 @@ timed() {
     tee "$res/$name.time"
 }
 
-# sanitize TOOL FILTER SECONDS LOG: compute-sanitizer over gpu_tests, time-boxed, to $out/LOG.log.
+# sanitize TOOL FILTER SECONDS LOG: compute-sanitizer over gpu_tests, time-boxed, to $res/LOG.log.
 sanitize() {
   timeout "$3" compute-sanitizer --tool "$1" --error-exitcode 9 "$dist/tests/gpu_tests" --gtest_filter="$2" \
-    > "$out/$4.log" 2>&1
-  echo "$4: exit $? ($1, $2)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$4.log" | tail -3
+    > "$res/$4.log" 2>&1
+  echo "$4: exit $? ($1, $2)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$res/$4.log" | tail -3
 }
 
 # gpu_facts: name, unit UUID, driver, clocks, temperature, power, power limits and throttle reasons,
@@ -74,18 +76,63 @@ tune_into() {
 }
 
 # retune_shipped SHAPES SECONDS [TUNE ARGS...]: $BASE (an exported database; default the shipped
-# one) imported into $work/shipped.db, SHAPES tuned again there with every default space
-# (--retune --lt-algos 8; to $res/retune.{json,log}), the winners exported to
-# $work/nvidia-h200.json; both copied to $res.
+# one) imported into $work/shipped.db unless an earlier command of this experiment left it
+# there, SHAPES tuned again there with $space (--retune --lt-algos 8; to
+# $res/retune.{json,log}), the winners exported to $work/nvidia-h200.json; both copied to $res.
 retune_shipped() {
   local shapes=$1 seconds=$2; shift 2
   local db=$work/shipped.db
-  sgemm-tune import "${BASE:-tuner_db/nvidia-h200.json}" --db "$db" > "$res/import.log" 2>&1
-  echo "import: exit $?"
+  if [[ ! -f $db ]]; then
+    sgemm-tune import "${BASE:-tuner_db/nvidia-h200.json}" --db "$db" > "$res/import.log" 2>&1
+    echo "import: exit $?"
+  fi
   timed retune timeout "$seconds" sgemm-tune tune --shapes "$shapes" --db "$db" \
     --space "$space" --settings "$settings" --retune --lt-algos 8 --json "$@"
   grep -E "^info: (NN|NT|TN|TT) " "$res/retune.log" | cut -c1-260
   sgemm-tune export --db "$db" --winners-only -o "$work/nvidia-h200.json" > "$res/export.log" 2>&1
   echo "export: exit $?"
   cp "$db" "$work/nvidia-h200.json" "$res/"
+}
+
+# shapes NAME ROW...: the shape list $res/NAME.csv of ROWs ("M,N,K", transposes NN, or
+# "M,N,K,TA,TB"); prints its path.
+shapes() {
+  local name=$1 row; shift
+  {
+    echo 'm,n,k,transa,transb'
+    for row in "$@"; do [[ $row == *,*,*,*,* ]] && echo "$row" || echo "$row,N,N"; done
+  } > "$res/$name.csv"
+  echo "$res/$name.csv"
+}
+
+# settings_with NAME KEY=VALUE...: the short screening of $settings with each KEY set to VALUE,
+# as $res/NAME.yaml; prints its path.
+settings_with() {
+  local file=$res/$1.yaml kv; shift
+  grep -v '^#' "$settings" > "$file"
+  for kv in "$@"; do
+    sed -i "/^${kv%%=*}:/d" "$file"
+    echo "${kv%%=*}: ${kv#*=}" >> "$file"
+  done
+  echo "$file"
+}
+
+# top_candidates DB [COUNT]: each problem's best COUNT candidates of a tuning database by
+# screening median (final and screening medians, cuBLAS in the same rounds, registers, spills).
+top_candidates() {
+  python3 - "$1" "${2:-25}" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+count = int(sys.argv[2])
+print(db.execute("SELECT outcome, count(*) FROM candidates GROUP BY 1").fetchall())
+fmt = lambda v: f"{v:8.2f}" if v is not None else f"{'-':>8}"
+for pid, m, n, k in db.execute("SELECT id, m, n, k FROM problems ORDER BY id").fetchall():
+    print(f"\n{m}x{n}x{k}")
+    print(f"{'final':>8} {'screen':>8} {'cuBLAS':>8} regs spill config")
+    rows = db.execute("""SELECT final_median_us, screen_median_us, cublas_us, registers, spill_bytes, config
+                         FROM candidates WHERE problem_id = ? AND screen_median_us IS NOT NULL
+                         ORDER BY screen_median_us LIMIT ?""", (pid, count)).fetchall()
+    for final, screen, cublas, regs, spill, config in rows:
+        print(f"{fmt(final)} {fmt(screen)} {fmt(cublas)} {regs:4} {spill:5} {config}")
+PY
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Renders the report and pictures of a shipped tuning dump (or a database) into a folder:
-#   tools/plot/render.sh [DUMP.json|DB.db] [OUT_DIR]   (defaults: tuner_db/nvidia-h200.json, tools/plot/h200)
+#   tools/plot/render.sh [DUMP.json|DB.db] [OUT_DIR]   (defaults: tuner_db/nvidia-h200.json, docs/plots/h200)
 # Needs a built sgemm-tune ($SGEMM_TUNE, else build/src/sgemm-tune) and gnuplot. No GPU.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 input="${1:-$root/tuner_db/nvidia-h200.json}"
-out="${2:-$root/tools/plot/h200}"
+out="${2:-$root/docs/plots/h200}"
 tool="${SGEMM_TUNE:-$root/build/src/sgemm-tune}"
 [[ -x "$tool" ]] || { echo "render.sh: $tool is not built (set SGEMM_TUNE)" >&2; exit 2; }
 [[ -f "$input" ]] || { echo "render.sh: $input: no such file" >&2; exit 2; }

@@ -20,8 +20,8 @@ constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident 
 constexpr int kMaxThreadsPerSm = 2048;
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",  "WN",
-                                             "TM",         "TN",     "STAGES", "PAD", "REGDB",
+  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",    "WN",
+                                             "TM",         "TN",     "STAGES", "PAD",   "REGDB",
                                              "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE"};
   return n;
 }

@@ -21,7 +21,8 @@ namespace {
 
 constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
 // STREAMK counts persistent blocks per SM of this many: the H200's SM count (F4's SPLITK counts
-// waves of the same size). The knob is tuned per GPU, so another SM count only shifts its best value.
+// waves of the same size). The knob is tuned per GPU, so another SM count only shifts its best
+// value.
 constexpr int kWaveBlocks = 132;
 
 const std::vector<std::string>& names() {
@@ -70,7 +71,7 @@ struct StreamK {
   std::int64_t iterations = 0;
   int grid = 0;
   std::int64_t per_block = 0;  // iterations of the longest share
-  int tile_splits = 0;  // blocks one tile is shared by, at most
+  int tile_splits = 0;         // blocks one tile is shared by, at most
 };
 
 StreamK stream_k_of(const Shape& s, const ProblemKey& p) {
@@ -78,7 +79,8 @@ StreamK stream_k_of(const Shape& s, const ProblemKey& p) {
   const std::int64_t kt = ceil_div(p.k, s.bk);
   sk.iterations = tile_count(s, p) * kt;
   if (s.streamk <= 0 || sk.iterations <= 0) return sk;
-  sk.grid = static_cast<int>(std::min<std::int64_t>(std::int64_t{s.streamk} * kWaveBlocks, sk.iterations));
+  sk.grid = static_cast<int>(
+      std::min<std::int64_t>(std::int64_t{s.streamk} * kWaveBlocks, sk.iterations));
   sk.per_block = ceil_div(sk.iterations, sk.grid);
   const std::int64_t shortest = sk.iterations / sk.grid;
   sk.tile_splits = static_cast<int>(std::min<std::int64_t>(ceil_div(kt, shortest) + 1, sk.grid));

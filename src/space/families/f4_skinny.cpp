@@ -134,8 +134,8 @@ class F4Skinny final : public Family {
   std::string name() const override { return "f4_skinny"; }
 
   std::vector<std::string> knob_names() const override {
-    return {"BS",     "TS",     "TG",  "WARPS",  "KSL", "BK",     "STAGES",
-            "SPLITK", "OCC",    "DIRECT", "PF", "REDUCE", "EVICT"};
+    return {"BS",     "TS",  "TG",     "WARPS", "KSL",    "BK",   "STAGES",
+            "SPLITK", "OCC", "DIRECT", "PF",    "REDUCE", "EVICT"};
   }
 
   std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
@@ -143,7 +143,9 @@ class F4Skinny final : public Family {
     // The shared-memory ring's rules say nothing about DIRECT = 1 (its own rules follow).
     for (Constraint& c : out)
       if (!common_rule(c.name))
-        c.holds = [h = std::move(c.holds)](const Knobs& k) { return knob(k, "DIRECT") != 0 || h(k); };
+        c.holds = [h = std::move(c.holds)](const Knobs& k) {
+          return knob(k, "DIRECT") != 0 || h(k);
+        };
     std::vector<Constraint> direct = direct_constraints(limits);
     out.insert(out.end(), direct.begin(), direct.end());
     std::vector<Constraint> reduce = reduce_constraints();
@@ -174,10 +176,10 @@ class F4Skinny final : public Family {
   }
 
   static bool common_rule(const std::string& name) {
-    for (const char* n : {"bs_power_of_two_up_to_64", "ts_power_of_two_dividing_bs_up_to_16",
-                          "tg_is_4_or_8", "threads_power_of_two_in_range", "splitk_0_to_16",
-                          "ts_is_bs_up_to_16_else_8_or_16", "accumulators_at_most_64",
-                          "occ_multiple_of_warps_up_to_64"})
+    for (const char* n :
+         {"bs_power_of_two_up_to_64", "ts_power_of_two_dividing_bs_up_to_16", "tg_is_4_or_8",
+          "threads_power_of_two_in_range", "splitk_0_to_16", "ts_is_bs_up_to_16_else_8_or_16",
+          "accumulators_at_most_64", "occ_multiple_of_warps_up_to_64"})
       if (name == n) return true;
     return false;
   }
@@ -197,8 +199,8 @@ class F4Skinny final : public Family {
            const int pf = knob(k, "PF");
            return pf == 0 || (knob(k, "DIRECT") == 1 && pow2(pf) && pf >= 8 && pf <= 256);
          }},
-        // Measured (H200, exhaustive over DIRECT block shapes,
-        // tools/bench/results/2026-12-01-skinny-direct/): registers win on GEMV-like S
+        // Measured (H200, exhaustive over DIRECT block shapes; docs/findings.md, "Registers for
+        // GEMV, the ring for S = 16"): registers win on GEMV-like S
         // (4096x1x4096: 25.8 us against 28.2 for the ring); at S = 16 the ring wins (31.3 against
         // 43.5 for the best of 204 DIRECT shapes).
         {"direct_only_for_s_up_to_4",
@@ -208,8 +210,9 @@ class F4Skinny final : public Family {
         // 29.1, L2 prefetch no gain).
         {"direct_blocks_are_8_warps_along_k",
          [direct](const Knobs& k) {
-           return !direct(k) || (knob(k, "WARPS") == 8 && knob(k, "KSL") == 8 &&
-                                 knob(k, "TG") == 4 && knob(k, "BK") == 512 && knob(k, "OCC") == 16);
+           return !direct(k) ||
+                  (knob(k, "WARPS") == 8 && knob(k, "KSL") == 8 && knob(k, "TG") == 4 &&
+                   knob(k, "BK") == 512 && knob(k, "OCC") == 16);
          }},
         // The ring's blocks stay at 8 warps or fewer (16 is for DIRECT = 1).
         {"ring_blocks_up_to_8_warps",
@@ -396,8 +399,9 @@ class F4Skinny final : public Family {
       const LaunchGeometry g = geometry(knobs, p);
       if (g.k_splits == 1) return "REDUCE = 1 without a K split runs as REDUCE = 0";
       if (std::int64_t{g.grid.x} * g.grid.y > SGEMM_TILE_COUNTERS)
-        return fmt::format("REDUCE = 1 needs one arrival counter per output tile: {} tiles, {} counters",
-                           std::int64_t{g.grid.x} * g.grid.y, SGEMM_TILE_COUNTERS);
+        return fmt::format(
+            "REDUCE = 1 needs one arrival counter per output tile: {} tiles, {} counters",
+            std::int64_t{g.grid.x} * g.grid.y, SGEMM_TILE_COUNTERS);
     }
     return {};
   }

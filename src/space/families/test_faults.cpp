@@ -12,9 +12,12 @@ class TestFaultsFamily final : public Family {
   std::string name() const override { return "test_faults"; }
   std::vector<std::string> knob_names() const override { return {"FAULT"}; }
   std::vector<Constraint> constraints(const DeviceLimits&) const override {
-    return {{"fault_is_1_or_2", [](const Knobs& k) { return knob(k, "FAULT") == 1 || knob(k, "FAULT") == 2; }}};
+    return {{"fault_is_1_or_2",
+             [](const Knobs& k) { return knob(k, "FAULT") == 1 || knob(k, "FAULT") == 2; }}};
   }
-  std::string cannot_implement(const Knobs&, const ProblemKey& p) const override { return validate(p); }
+  std::string cannot_implement(const Knobs&, const ProblemKey& p) const override {
+    return validate(p);
+  }
   std::vector<std::string> defines(const Knobs& k, const ProblemKey&) const override {
     return {fmt::format("-DFAULT={}", knob(k, "FAULT"))};
   }

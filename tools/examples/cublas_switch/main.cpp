@@ -9,12 +9,12 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call, ok)                                                        \
-  do {                                                                         \
-    if ((call) != (ok)) {                                                      \
-      std::fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call);   \
-      return 1;                                                                \
-    }                                                                          \
+#define CHECK(call, ok)                                                      \
+  do {                                                                       \
+    if ((call) != (ok)) {                                                    \
+      std::fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call); \
+      return 1;                                                              \
+    }                                                                        \
   } while (0)
 
 int main(int argc, char** argv) {
@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   CHECK(sgemmSgemm(handle, SGEMM_OP_N, SGEMM_OP_N, m, n, k, &alpha, da, m, db, k, &beta, dc2, m),
         SGEMM_STATUS_SUCCESS);
   char description[512];
-  CHECK(sgemmDescribe(handle, SGEMM_OP_N, SGEMM_OP_N, m, n, k, m, k, m, description, sizeof description),
+  CHECK(sgemmDescribe(handle, SGEMM_OP_N, SGEMM_OP_N, m, n, k, m, k, m, description,
+                      sizeof description),
         SGEMM_STATUS_SUCCESS);
   CHECK(cudaDeviceSynchronize(), cudaSuccess);
 
