@@ -136,14 +136,15 @@ CublasLtPlan CublasLtGemm::plan_for(const ProblemKey& p, const cublasLtMatmulAlg
       cublasLtMatmulAlgoCheck(handle_.get(), plan.desc_.get(), plan.a_.get(), plan.b_.get(),
                               plan.c_.get(), plan.c_.get(), &algo, &r);
   if (st != CUBLAS_STATUS_SUCCESS || r.state != CUBLAS_STATUS_SUCCESS)
-    throw Error(ErrorKind::not_supported,
-                fmt::format("cuBLASLt rejects algorithm {} for {} (status {})", describe(algo),
-                            p.to_string(), static_cast<int>(st != CUBLAS_STATUS_SUCCESS ? st : r.state)));
+    throw Error(
+        ErrorKind::not_supported,
+        fmt::format("cuBLASLt rejects algorithm {} for {} (status {})", describe(algo),
+                    p.to_string(), static_cast<int>(st != CUBLAS_STATUS_SUCCESS ? st : r.state)));
   if (r.workspaceSize > max_workspace_bytes_)
     throw Error(ErrorKind::not_supported,
                 fmt::format("cuBLASLt algorithm {} for {} needs {} bytes of workspace, at most {} "
-                            "are allowed", describe(algo), p.to_string(), r.workspaceSize,
-                            max_workspace_bytes_));
+                            "are allowed",
+                            describe(algo), p.to_string(), r.workspaceSize, max_workspace_bytes_));
   plan.algorithms_.push_back({algo, r.workspaceSize, r.wavesCount, describe(algo)});
   return plan;
 }
@@ -160,13 +161,14 @@ cublasLtMatmulAlgo_t parse_lt_algorithm_config(const std::string& config) {
   constexpr std::size_t kDigits = 16 * (sizeof(cublasLtMatmulAlgo_t::data) / sizeof(std::uint64_t));
   const std::size_t at = config.rfind("algo=");
   const std::string hex = at == std::string::npos ? std::string() : config.substr(at + 5);
-  const bool well_formed =
-      (at == 0 || (at != std::string::npos && config[at - 1] == ',')) && hex.size() == kDigits &&
-      std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  const bool well_formed = (at == 0 || (at != std::string::npos && config[at - 1] == ',')) &&
+                           hex.size() == kDigits && std::all_of(hex.begin(), hex.end(), [](char c) {
+                             return std::isxdigit(static_cast<unsigned char>(c));
+                           });
   if (!well_formed)
     throw Error(ErrorKind::invalid_value,
-                fmt::format("cuBLASLt configuration '{}' has no algo= field of {} hex digits", config,
-                            kDigits));
+                fmt::format("cuBLASLt configuration '{}' has no algo= field of {} hex digits",
+                            config, kDigits));
   cublasLtMatmulAlgo_t algo{};
   for (std::size_t w = 0; w < kDigits / 16; ++w)
     algo.data[w] = std::stoull(hex.substr(16 * w, 16), nullptr, 16);

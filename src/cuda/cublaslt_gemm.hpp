@@ -97,7 +97,8 @@ class CublasLtGemm {
   // The same with the caller's workspace, at least the algorithm's workspace_bytes; throws
   // sgt::Error(internal) when it is smaller.
   void run(const CublasLtPlan& plan, int index, cudaStream_t stream, float alpha, const float* a,
-           const float* b, float beta, float* c, void* workspace, std::size_t workspace_bytes) const;
+           const float* b, float beta, float* c, void* workspace,
+           std::size_t workspace_bytes) const;
 
   std::size_t workspace_bytes() const noexcept { return workspace_.bytes(); }
   std::size_t max_workspace_bytes() const noexcept { return max_workspace_bytes_; }

@@ -21,7 +21,8 @@ int attribute(cudaDeviceAttr attr, int ordinal) {
 
 std::string format_uuid(const cudaUUID_t& uuid) {
   std::string hex;
-  for (int i = 0; i < 16; ++i) hex += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+  for (int i = 0; i < 16; ++i)
+    hex += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
   return fmt::format("GPU-{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4),
                      hex.substr(16, 4), hex.substr(20));
 }
@@ -38,9 +39,11 @@ std::string gpu_unavailable_reason() {
   if (err != cudaSuccess) {
     cudaGetLastError();  // clear the (non-sticky) error so later calls start clean
     int driver = 0;
-    if (err == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+    if (err == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
+        driver == 0)
       return "no usable CUDA GPU: no NVIDIA driver is installed (libcuda.so.1 not found)";
-    return fmt::format("no usable CUDA GPU: {} ({})", cudaGetErrorName(err), cudaGetErrorString(err));
+    return fmt::format("no usable CUDA GPU: {} ({})", cudaGetErrorName(err),
+                       cudaGetErrorString(err));
   }
   if (count == 0) return "no usable CUDA GPU: the driver reports zero devices";
   return {};
@@ -69,7 +72,7 @@ SoftwareInfo query_software() {
   SoftwareInfo sw;
   int driver = 0;
   sw.driver = (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) ? version_string(driver)
-                                                                            : "none";
+                                                                           : "none";
   sw.runtime = version_string(CUDART_VERSION);
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
@@ -86,8 +89,9 @@ int parse_arch(const std::string& arch) {
   static const std::regex pattern("sm_([0-9]{2,3})a?");
   std::smatch match;
   if (!std::regex_match(arch, match, pattern)) {
-    throw Error(ErrorKind::invalid_value,
-                fmt::format("architecture '{}' is not of the form sm_XY (for example sm_90)", arch));
+    throw Error(
+        ErrorKind::invalid_value,
+        fmt::format("architecture '{}' is not of the form sm_XY (for example sm_90)", arch));
   }
   return std::stoi(match[1].str());
 }

@@ -8,8 +8,8 @@ namespace sgt {
 
 struct DeviceInfo {
   int ordinal = 0;
-  std::string name;           // "NVIDIA H200"
-  std::string uuid;           // "GPU-xxxxxxxx-..."
+  std::string name;  // "NVIDIA H200"
+  std::string uuid;  // "GPU-xxxxxxxx-..."
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   long long l2_bytes = 0;

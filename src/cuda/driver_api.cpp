@@ -17,7 +17,8 @@ Fn find(const char* name) {
   void* address = nullptr;
   cudaDriverEntryPointQueryResult found{};
   // 12000: the ABI version of the signatures declared in driver_api.hpp.
-  SGT_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &address, 12000, cudaEnableDefault, &found));
+  SGT_CUDA_CHECK(
+      cudaGetDriverEntryPointByVersion(name, &address, 12000, cudaEnableDefault, &found));
   return found == cudaDriverEntryPointSuccess ? reinterpret_cast<Fn>(address) : nullptr;
 }
 

@@ -18,8 +18,8 @@ Module::Module(std::string_view cubin) {
   const CUresult rc = driver().cuModuleLoadDataEx(&module_, image.data(), 2, options, values);
   if (rc != CUDA_SUCCESS) {
     module_ = nullptr;
-    throw Error(ErrorKind::cuda, fmt::format("cuModuleLoadDataEx failed: {} {}",
-                                             driver_error_name(rc), error_log));
+    throw Error(ErrorKind::cuda,
+                fmt::format("cuModuleLoadDataEx failed: {} {}", driver_error_name(rc), error_log));
   }
 }
 

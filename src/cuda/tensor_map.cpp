@@ -14,11 +14,16 @@ namespace {
 
 CUtensorMapSwizzle swizzle_mode(unsigned bytes) {
   switch (bytes) {
-    case 0: return CU_TENSOR_MAP_SWIZZLE_NONE;
-    case 32: return CU_TENSOR_MAP_SWIZZLE_32B;
-    case 64: return CU_TENSOR_MAP_SWIZZLE_64B;
-    case 128: return CU_TENSOR_MAP_SWIZZLE_128B;
-    default: throw Error(ErrorKind::internal, fmt::format("no TMA swizzle of {} bytes", bytes));
+    case 0:
+      return CU_TENSOR_MAP_SWIZZLE_NONE;
+    case 32:
+      return CU_TENSOR_MAP_SWIZZLE_32B;
+    case 64:
+      return CU_TENSOR_MAP_SWIZZLE_64B;
+    case 128:
+      return CU_TENSOR_MAP_SWIZZLE_128B;
+    default:
+      throw Error(ErrorKind::internal, fmt::format("no TMA swizzle of {} bytes", bytes));
   }
 }
 

@@ -3,13 +3,12 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <new>
+#include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
 #include "db/database.hpp"
@@ -21,14 +20,22 @@ namespace {
 
 sgemmStatus_t status_of(sgt::ErrorKind kind) {
   switch (kind) {
-    case sgt::ErrorKind::invalid_value: return SGEMM_STATUS_INVALID_VALUE;
-    case sgt::ErrorKind::not_initialized: return SGEMM_STATUS_NOT_INITIALIZED;
-    case sgt::ErrorKind::database: return SGEMM_STATUS_DATABASE_ERROR;
-    case sgt::ErrorKind::cuda: return SGEMM_STATUS_CUDA_ERROR;
-    case sgt::ErrorKind::compile: return SGEMM_STATUS_COMPILE_ERROR;
-    case sgt::ErrorKind::cublas: return SGEMM_STATUS_CUBLAS_ERROR;
-    case sgt::ErrorKind::not_supported: return SGEMM_STATUS_NOT_SUPPORTED;
-    case sgt::ErrorKind::internal: return SGEMM_STATUS_INTERNAL_ERROR;
+    case sgt::ErrorKind::invalid_value:
+      return SGEMM_STATUS_INVALID_VALUE;
+    case sgt::ErrorKind::not_initialized:
+      return SGEMM_STATUS_NOT_INITIALIZED;
+    case sgt::ErrorKind::database:
+      return SGEMM_STATUS_DATABASE_ERROR;
+    case sgt::ErrorKind::cuda:
+      return SGEMM_STATUS_CUDA_ERROR;
+    case sgt::ErrorKind::compile:
+      return SGEMM_STATUS_COMPILE_ERROR;
+    case sgt::ErrorKind::cublas:
+      return SGEMM_STATUS_CUBLAS_ERROR;
+    case sgt::ErrorKind::not_supported:
+      return SGEMM_STATUS_NOT_SUPPORTED;
+    case sgt::ErrorKind::internal:
+      return SGEMM_STATUS_INTERNAL_ERROR;
   }
   return SGEMM_STATUS_INTERNAL_ERROR;
 }
@@ -101,8 +108,8 @@ sgemmStatus_t sgemm_on(sgemmHandle_t handle, cudaStream_t stream, sgemmOperation
     sgt::DeviceState& dev = handle->device_state();
     const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
     const int align = sgt::alignment_class(lda, ldb, ldc, address(A), address(B), address(C));
-    const sgt::GemmCall call{key_of(transa, transb, m, n, k, lda, ldb, ldc, align), *alpha, *beta,
-                             A, B, C};
+    const sgt::GemmCall call{
+        key_of(transa, transb, m, n, k, lda, ldb, ldc, align), *alpha, *beta, A, B, C};
     // k == 0 and alpha == 0 leave only the beta scaling of C: exactly cuBLAS's business.
     const sgt::Route* route = nullptr;
     if (k != 0 && *alpha != 0.0f) {
@@ -129,8 +136,8 @@ sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path) {
       sgt::Database db = sgt::Database::open(path, sgt::OpenMode::read_only);
       winners = sgt::TuningStore(db).winners();
     }
-    auto context = std::make_unique<sgemmContext>(std::move(winners),
-                                                  sgt::nearest_rules_from_env(), path);
+    auto context =
+        std::make_unique<sgemmContext>(std::move(winners), sgt::nearest_rules_from_env(), path);
     if (const char* log = std::getenv("SGEMM_DISPATCH_MISS_LOG"); log && *log) {
       context->miss_log_path = log;
       context->miss_log_on.store(true);
@@ -182,10 +189,10 @@ sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOpe
                   alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-sgemmStatus_t sgemmSgemmOnStream(sgemmHandle_t handle, cudaStream_t stream,
-                                 sgemmOperation_t transa, sgemmOperation_t transb, int m, int n,
-                                 int k, const float* alpha, const float* A, int lda,
-                                 const float* B, int ldb, const float* beta, float* C, int ldc) {
+sgemmStatus_t sgemmSgemmOnStream(sgemmHandle_t handle, cudaStream_t stream, sgemmOperation_t transa,
+                                 sgemmOperation_t transb, int m, int n, int k, const float* alpha,
+                                 const float* A, int lda, const float* B, int ldb,
+                                 const float* beta, float* C, int ldc) {
   return sgemm_on(handle, stream, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -211,8 +218,9 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
     } else {
       const sgt::Route& route = dev.route(key);
       j["source"] = sgt::source_name(route.source);
-      j["reason"] = handle->database.empty() ? "no tuning database is installed: cuBLAS serves every call"
-                                             : route.why;
+      j["reason"] = handle->database.empty()
+                        ? "no tuning database is installed: cuBLAS serves every call"
+                        : route.why;
       if (route.source == sgt::Route::Source::cublas) {
         j["family"] = "cublas";
         j["config"] = "";
@@ -246,15 +254,24 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
 
 const char* sgemmGetStatusString(sgemmStatus_t status) {
   switch (status) {
-    case SGEMM_STATUS_SUCCESS: return "SGEMM_STATUS_SUCCESS";
-    case SGEMM_STATUS_INVALID_VALUE: return "SGEMM_STATUS_INVALID_VALUE";
-    case SGEMM_STATUS_NOT_INITIALIZED: return "SGEMM_STATUS_NOT_INITIALIZED";
-    case SGEMM_STATUS_DATABASE_ERROR: return "SGEMM_STATUS_DATABASE_ERROR";
-    case SGEMM_STATUS_CUDA_ERROR: return "SGEMM_STATUS_CUDA_ERROR";
-    case SGEMM_STATUS_COMPILE_ERROR: return "SGEMM_STATUS_COMPILE_ERROR";
-    case SGEMM_STATUS_CUBLAS_ERROR: return "SGEMM_STATUS_CUBLAS_ERROR";
-    case SGEMM_STATUS_NOT_SUPPORTED: return "SGEMM_STATUS_NOT_SUPPORTED";
-    case SGEMM_STATUS_INTERNAL_ERROR: return "SGEMM_STATUS_INTERNAL_ERROR";
+    case SGEMM_STATUS_SUCCESS:
+      return "SGEMM_STATUS_SUCCESS";
+    case SGEMM_STATUS_INVALID_VALUE:
+      return "SGEMM_STATUS_INVALID_VALUE";
+    case SGEMM_STATUS_NOT_INITIALIZED:
+      return "SGEMM_STATUS_NOT_INITIALIZED";
+    case SGEMM_STATUS_DATABASE_ERROR:
+      return "SGEMM_STATUS_DATABASE_ERROR";
+    case SGEMM_STATUS_CUDA_ERROR:
+      return "SGEMM_STATUS_CUDA_ERROR";
+    case SGEMM_STATUS_COMPILE_ERROR:
+      return "SGEMM_STATUS_COMPILE_ERROR";
+    case SGEMM_STATUS_CUBLAS_ERROR:
+      return "SGEMM_STATUS_CUBLAS_ERROR";
+    case SGEMM_STATUS_NOT_SUPPORTED:
+      return "SGEMM_STATUS_NOT_SUPPORTED";
+    case SGEMM_STATUS_INTERNAL_ERROR:
+      return "SGEMM_STATUS_INTERNAL_ERROR";
   }
   return "unknown sgemmStatus_t";
 }

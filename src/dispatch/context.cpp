@@ -36,9 +36,12 @@ std::uint64_t hash_key(const ProblemKey& key) noexcept {
 
 const char* source_name(Route::Source s) {
   switch (s) {
-    case Route::Source::exact: return "exact";
-    case Route::Source::nearest: return "nearest";
-    case Route::Source::cublas: return "cublas";
+    case Route::Source::exact:
+      return "exact";
+    case Route::Source::nearest:
+      return "nearest";
+    case Route::Source::cublas:
+      return "cublas";
   }
   return "cublas";
 }
@@ -61,7 +64,9 @@ int compute_major_of(int ordinal) {
 
 DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
                          const NearestRules& rules)
-    : compute_major_(compute_major_of(ordinal)), rules_(rules), lanes_(compute_major_),
+    : compute_major_(compute_major_of(ordinal)),
+      rules_(rules),
+      lanes_(compute_major_),
       table_(winners.size() + kMaxUntunedRoutes) {
   const DeviceInfo info = query_device(ordinal);
   name_ = info.name;
@@ -214,13 +219,13 @@ const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& w
     // An algorithm is valid for the cuBLAS it was tuned with; cuBLASLt checks it here as well.
     const std::string cublas = query_software().cublas;
     if (entry.record.software.cublas != cublas)
-      throw Error(ErrorKind::not_supported,
-                  fmt::format("tuned with cuBLAS {}, this is cuBLAS {}", entry.record.software.cublas,
-                              cublas));
+      throw Error(ErrorKind::not_supported, fmt::format("tuned with cuBLAS {}, this is cuBLAS {}",
+                                                        entry.record.software.cublas, cublas));
     if (!lt_)
       lt_ = std::make_unique<CublasLtGemm>(CublasLtGemm::CallerWorkspace{},
                                            CublasLtGemm::kDefaultWorkspaceBytes);
-    lt_plans_.push_back(std::make_unique<CublasLtPlan>(lt_->plan_for(entry.record.problem, *entry.lt_algo)));
+    lt_plans_.push_back(
+        std::make_unique<CublasLtPlan>(lt_->plan_for(entry.record.problem, *entry.lt_algo)));
     return lt_plans_.back().get();
   } catch (const Error& e) {
     why = e.what();
@@ -229,8 +234,7 @@ const CublasLtPlan* DeviceState::lt_plan(const TunedEntry& entry, std::string& w
   }
 }
 
-const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why,
-                                       bool& transient) {
+const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why, bool& transient) {
   if (const auto it = kernels_.find(&entry); it != kernels_.end()) return it->second.get();
   if (const auto it = unbuildable_.find(&entry); it != unbuildable_.end()) {
     why = it->second;
@@ -249,9 +253,9 @@ const SgemmKernel* DeviceState::kernel(const TunedEntry& entry, std::string& why
     }
     std::string cubin(entry.record.cubin.begin(), entry.record.cubin.end());
     if (cubin.empty() || entry.record.cubin_arch != arch_) {
-      CompileResult r = compile_template(entry.family->name() + ".cu",
-                                         entry.family->defines(entry.knobs, entry.record.problem),
-                                         arch_);
+      CompileResult r =
+          compile_template(entry.family->name() + ".cu",
+                           entry.family->defines(entry.knobs, entry.record.problem), arch_);
       if (!r.ok) {
         why = unbuildable_[&entry] = "JIT compilation failed";
         return nullptr;
@@ -283,7 +287,8 @@ sgt::DeviceState& sgemmContext::device_state() {
   SGT_CU_CHECK(sgt::driver().cuCtxGetCurrent(&current));
   if (!current) SGT_CUDA_CHECK(cudaSetDevice(ordinal));
   if (ordinal < 0 || ordinal >= kMaxDevices)
-    throw sgt::Error(sgt::ErrorKind::not_supported, fmt::format("device {} is beyond {}", ordinal, kMaxDevices));
+    throw sgt::Error(sgt::ErrorKind::not_supported,
+                     fmt::format("device {} is beyond {}", ordinal, kMaxDevices));
   auto& slot = device_slots[static_cast<std::size_t>(ordinal)];
   if (sgt::DeviceState* d = slot.load(std::memory_order_acquire)) return *d;
   std::lock_guard lock(devices_mutex);

@@ -54,14 +54,14 @@ struct Route {
   enum class Source { exact, nearest, cublas };
   Source source = Source::cublas;
   ProblemKey key;
-  const SgemmKernel* kernel = nullptr;  // exact or nearest: the loaded kernel
+  const SgemmKernel* kernel = nullptr;    // exact or nearest: the loaded kernel
   const CublasLtPlan* lt_plan = nullptr;  // exact: the tuned cuBLASLt algorithm's plan
-  LaunchGeometry geometry;              // computed for this problem
-  std::size_t scratch_bytes = 0;        // GPU scratch a call needs (0: the kernel needs none)
-  const TunedEntry* entry = nullptr;    // the exact entry or the neighbour used (or vetoing)
-  double distance = 0;                  // nearest: log distance to the neighbour
-  std::string why;                      // why this path
-  bool miss = false;                    // not tuned: counted when the miss log is on
+  LaunchGeometry geometry;                // computed for this problem
+  std::size_t scratch_bytes = 0;          // GPU scratch a call needs (0: the kernel needs none)
+  const TunedEntry* entry = nullptr;      // the exact entry or the neighbour used (or vetoing)
+  double distance = 0;                    // nearest: log distance to the neighbour
+  std::string why;                        // why this path
+  bool miss = false;                      // not tuned: counted when the miss log is on
   mutable std::atomic<std::uint64_t> calls{0};
 };
 
@@ -140,7 +140,7 @@ class DeviceState {
   StreamLanes lanes_;
   // cuBLASLt's handle (it holds no stream and no workspace), made with the first route needing it.
   std::unique_ptr<CublasLtGemm> lt_;
-  std::mutex capture_mutex_;  // guards capture_cublas_
+  std::mutex capture_mutex_;                      // guards capture_cublas_
   std::unique_ptr<CublasHandle> capture_cublas_;  // cuBLAS for calls being captured
 
   std::mutex resolve_mutex_;  // guards everything below, and inserts into table_

@@ -83,8 +83,9 @@ NearestChoice choose_nearest(const ProblemKey& problem, const std::vector<Neighb
            std::tie(b.other_align, b.distance, b.index);
   });
   if (eligible.empty()) {
-    choice.why = fmt::format("not tuned; no tuned problem of this class within a factor {:g} in m, n and k",
-                             rules.max_ratio);
+    choice.why =
+        fmt::format("not tuned; no tuned problem of this class within a factor {:g} in m, n and k",
+                    rules.max_ratio);
     return choice;
   }
   std::string rejected;
@@ -93,15 +94,17 @@ NearestChoice choose_nearest(const ProblemKey& problem, const std::vector<Neighb
     const std::string name = nb.problem.to_string();
     if (!nb.kernel) {
       choice.distance = e.distance;
-      choice.why = fmt::format("not tuned; nearest tuned problem {} (distance {:.3f}) is served best by cuBLAS",
-                               name, e.distance);
+      choice.why = fmt::format(
+          "not tuned; nearest tuned problem {} (distance {:.3f}) is served best by cuBLAS", name,
+          e.distance);
       return choice;
     }
     const double s = measured_speedup(nb.time_us, nb.cublas_us);
     if (s < rules.min_speedup) {
       choice.distance = e.distance;
       choice.why = fmt::format(
-          "not tuned; nearest tuned problem {} (distance {:.3f}) gains only x{:.3f} over cuBLAS (needs x{:.2f})",
+          "not tuned; nearest tuned problem {} (distance {:.3f}) gains only x{:.3f} over cuBLAS "
+          "(needs x{:.2f})",
           name, e.distance, s, rules.min_speedup);
       return choice;
     }
@@ -111,8 +114,9 @@ NearestChoice choose_nearest(const ProblemKey& problem, const std::vector<Neighb
     }
     choice.index = static_cast<int>(e.index);
     choice.distance = e.distance;
-    choice.why = fmt::format("nearest tuned problem {} (distance {:.3f}, measured x{:.3f} over cuBLAS)",
-                             name, e.distance, s);
+    choice.why =
+        fmt::format("nearest tuned problem {} (distance {:.3f}, measured x{:.3f} over cuBLAS)",
+                    name, e.distance, s);
     return choice;
   }
   choice.why = fmt::format("not tuned; no neighbour's kernel can run it (first: {})", rejected);

@@ -25,7 +25,7 @@ class PublishedTable {
 
   const T* find(const Key& key) const noexcept {
     const std::size_t mask = capacity_ - 1;
-    for (std::size_t i = Hash{}(key) & mask;; i = (i + 1) & mask) {
+    for (std::size_t i = Hash{}(key)&mask;; i = (i + 1) & mask) {
       const T* item = slots_[i].load(std::memory_order_acquire);
       if (!item) return nullptr;
       if (KeyOf{}(*item) == key) return item;

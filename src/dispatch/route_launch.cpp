@@ -16,8 +16,8 @@ namespace {
 
 SgemmArgs kernel_args(const GemmCall& call, float* workspace) {
   const ProblemKey& p = call.key;
-  return SgemmArgs{call.a, call.b, call.c, workspace, p.m, p.n, p.k, p.lda, p.ldb, p.ldc,
-                   call.alpha, call.beta, 1, 0, nullptr};
+  return SgemmArgs{call.a, call.b, call.c,     workspace, p.m, p.n, p.k,    p.lda,
+                   p.ldb,  p.ldc,  call.alpha, call.beta, 1,   0,   nullptr};
 }
 
 cublasOperation_t cublas_op(Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }
@@ -60,9 +60,9 @@ void DeviceState::run_in_lane(const Route* route, cudaStream_t stream, const Gem
 
 void DeviceState::run_captured(const Route* route, cudaStream_t stream, const GemmCall& call) {
   const bool own = route && (route->kernel || route->lt_plan);
-  const std::size_t bytes = std::max(
-      kTileCounterBytes,
-      own ? route->scratch_bytes : kTileCounterBytes + cublas_workspace_bytes(compute_major_));
+  const std::size_t bytes =
+      std::max(kTileCounterBytes, own ? route->scratch_bytes
+                                      : kTileCounterBytes + cublas_workspace_bytes(compute_major_));
   // Captured as an allocation node and a free node: the graph owns this memory.
   void* block = nullptr;
   SGT_CUDA_CHECK(cudaMallocAsync(&block, bytes, stream));

@@ -23,7 +23,8 @@ std::size_t cublas_workspace_bytes(int compute_major) {
 }
 
 StreamLane::StreamLane(std::uint64_t stream_id, bool shared, int compute_major)
-    : stream_id_(stream_id), shared_(shared),
+    : stream_id_(stream_id),
+      shared_(shared),
       cublas_workspace_bytes_(cublas_workspace_bytes(compute_major)) {
   if (shared_) SGT_CUDA_CHECK(cudaEventCreateWithFlags(&last_call_, cudaEventDisableTiming));
 }
@@ -95,9 +96,9 @@ cublasHandle_t StreamLane::Hold::cublas() {
 }
 
 StreamLanes::~StreamLanes() {
-  const bool any = std::any_of(lanes_.begin(), lanes_.end(),
-                               [](const auto& l) { return l->holds_scratch(); }) ||
-                   (shared_ && shared_->holds_scratch());
+  const bool any =
+      std::any_of(lanes_.begin(), lanes_.end(), [](const auto& l) { return l->holds_scratch(); }) ||
+      (shared_ && shared_->holds_scratch());
   if (any) cudaDeviceSynchronize();
 }
 

@@ -32,7 +32,9 @@ struct Scratch {
   std::size_t bytes = 0;
   float* kernel_workspace() const { return static_cast<float*>(base); }
   void* library_workspace() const { return static_cast<char*>(base) + kTileCounterBytes; }
-  std::size_t library_bytes() const { return bytes > kTileCounterBytes ? bytes - kTileCounterBytes : 0; }
+  std::size_t library_bytes() const {
+    return bytes > kTileCounterBytes ? bytes - kTileCounterBytes : 0;
+  }
 };
 
 // The workspace cuBLAS recommends (cublasSetWorkspace): 32 MiB on Hopper and later, 4 MiB before.
@@ -78,7 +80,7 @@ class StreamLane {
   std::mutex mutex_;
   Scratch scratch_;
   std::unique_ptr<CublasHandle> cublas_;
-  bool cublas_bound_ = false;         // the handle's stream and workspace are set
+  bool cublas_bound_ = false;  // the handle's stream and workspace are set
   cudaStream_t cublas_stream_ = nullptr;
   void* cublas_workspace_ = nullptr;  // what the handle was last given
   cudaEvent_t last_call_ = nullptr;   // shared lane: the end of its latest call

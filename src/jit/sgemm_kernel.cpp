@@ -100,8 +100,8 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
   if (needed > smem_limit_.load(std::memory_order_acquire)) {
     std::lock_guard lock(smem_mutex_);
     if (needed > smem_limit_.load(std::memory_order_relaxed)) {
-      SGT_CU_CHECK(api.cuFuncSetAttribute(main_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                          needed));
+      SGT_CU_CHECK(
+          api.cuFuncSetAttribute(main_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, needed));
       smem_limit_.store(needed, std::memory_order_release);
     }
   }
@@ -151,7 +151,8 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     // Looked up on first need: probing a module without it would report an API error to tools
     // such as compute-sanitizer.
     std::call_once(reduce_once_, [this] { reduce_ = module_.find_function("sgemm_reduce"); });
-    if (!reduce_) throw Error(ErrorKind::internal, "split-K geometry but the module has no sgemm_reduce");
+    if (!reduce_)
+      throw Error(ErrorKind::internal, "split-K geometry but the module has no sgemm_reduce");
     enqueue(reduce_, g.reduce_grid, g.reduce_block, 0, stream, params, true);
   }
 }

@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "common/int_math.hpp"
+
 namespace sgt::report {
 namespace {
 
 int round_up(int v, int unit) { return unit <= 0 ? v : (v + unit - 1) / unit * unit; }
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr int kWarpSize = 32;
 constexpr int kSubPartitions = 4;
 

@@ -8,8 +8,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -17,13 +15,14 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "cuda/cublaslt_gemm.hpp"
+#include "cuda/driver_api.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
-#include "cuda/driver_api.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/sgemm_kernel.hpp"
 #include "jit/templates.hpp"
@@ -34,8 +33,8 @@
 namespace sgt {
 namespace {
 
-constexpr int kSets = 3;       // operand sets per kind, so consecutive calls differ
-constexpr int kInFlight = 8;   // calls a thread enqueues before it waits and checks
+constexpr int kSets = 3;      // operand sets per kind, so consecutive calls differ
+constexpr int kInFlight = 8;  // calls a thread enqueues before it waits and checks
 constexpr int kThreads = 8;
 constexpr float kAlpha = 1.25f, kBeta = 0.0f;
 
@@ -77,8 +76,9 @@ WinnerRecord kernel_winner(const ProblemKey& p, const std::string& family_name,
   const Family& family = find_family(family_name);
   const std::optional<Knobs> knobs = pick(family, p, wanted);
   if (!knobs)
-    throw Error(ErrorKind::internal,
-                family_name + " has no default configuration of the wanted route for " + p.to_string());
+    throw Error(
+        ErrorKind::internal,
+        family_name + " has no default configuration of the wanted route for " + p.to_string());
   WinnerRecord w = winner_of(p, family_name, knobs_to_string(*knobs));
   w.template_hash = template_hash(family_name + ".cu");
   const std::string arch = testing::gpu_env().device.arch();
@@ -136,12 +136,16 @@ Suite make_suite() {
   s.database = std::filesystem::temp_directory_path() /
                ("sgemm_concurrency_" + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(s.database);
-  const auto nn = [](int m, int n, int k) { return testing::make_aligned_problem(Op::N, Op::N, m, n, k); };
+  const auto nn = [](int m, int n, int k) {
+    return testing::make_aligned_problem(Op::N, Op::N, m, n, k);
+  };
   const auto plain = [](const LaunchGeometry& g) {
     return g.k_splits == 1 && g.workspace_floats == 0 && !g.pack_a.used && !g.pack_b.used;
   };
   const auto packed = [](const LaunchGeometry& g) { return g.pack_a.used || g.pack_b.used; };
-  const auto reduced = [](const LaunchGeometry& g) { return g.has_reduce && !g.pack_a.used && !g.pack_b.used; };
+  const auto reduced = [](const LaunchGeometry& g) {
+    return g.has_reduce && !g.pack_a.used && !g.pack_b.used;
+  };
   const auto counted = [](const LaunchGeometry& g) {
     return g.k_splits > 1 && !g.has_reduce && !g.pack_a.used && !g.pack_b.used;
   };
@@ -180,8 +184,8 @@ Suite make_suite() {
       poison(c.get(), count_c, env.stream.get());
       if (call_on(h, env.stream.get(), *kc, set, c.get()) != SGEMM_STATUS_SUCCESS)
         throw Error(ErrorKind::internal, name + ": the call alone failed");
-      env.cublas.sgemm(env.stream.get(), kc->p, kAlpha, kc->a.back().get(), kc->b.back().get(), 0.0f,
-                       ref.get());
+      env.cublas.sgemm(env.stream.get(), kc->p, kAlpha, kc->a.back().get(), kc->b.back().get(),
+                       0.0f, ref.get());
       const DiffNorms d = env.utility.diff(env.stream.get(), c.get(), kc->p.ldc, ref.get(),
                                            kc->p.ldc, kc->p.m, kc->p.n);
       if (d.nonfinite > 0 || std::sqrt(d.diff_sq / d.ref_sq) > 1e-5)
@@ -248,7 +252,8 @@ void call_rounds(Tally& t, const std::vector<const KindCase*>& kinds, int rounds
     std::vector<Issued> issued;
     std::set<cudaStream_t> used;
     for (int i = 0; i < kInFlight; ++i) {
-      const KindCase& kc = *kinds[static_cast<std::size_t>(r * kInFlight + i + salt) % kinds.size()];
+      const KindCase& kc =
+          *kinds[static_cast<std::size_t>(r * kInFlight + i + salt) % kinds.size()];
       const int set = (r + i + salt) % kSets;
       const cudaStream_t s = stream_of(i);
       float* c = out[static_cast<std::size_t>(i)].get();
@@ -270,15 +275,26 @@ void on_threads(int threads, const std::function<void(int)>& body) {
   for (auto& th : pool) th.join();
 }
 
-enum class Pattern { alternating_streams, threads_one_stream, threads_own_streams, threads_own_handles, graph_capture };
+enum class Pattern {
+  alternating_streams,
+  threads_one_stream,
+  threads_own_streams,
+  threads_own_handles,
+  graph_capture
+};
 
 std::string pattern_name(Pattern p) {
   switch (p) {
-    case Pattern::alternating_streams: return "alternating_streams";
-    case Pattern::threads_one_stream: return "threads_one_handle_one_stream";
-    case Pattern::threads_own_streams: return "threads_one_handle_own_streams";
-    case Pattern::threads_own_handles: return "threads_own_handles";
-    case Pattern::graph_capture: return "graph_capture_of_first_calls";
+    case Pattern::alternating_streams:
+      return "alternating_streams";
+    case Pattern::threads_one_stream:
+      return "threads_one_handle_one_stream";
+    case Pattern::threads_own_streams:
+      return "threads_one_handle_own_streams";
+    case Pattern::threads_own_handles:
+      return "threads_own_handles";
+    case Pattern::graph_capture:
+      return "graph_capture_of_first_calls";
   }
   return "?";
 }
@@ -292,11 +308,12 @@ void run_pattern(Pattern pattern, const std::vector<const KindCase*>& kinds, Tal
   switch (pattern) {
     case Pattern::alternating_streams: {
       Stream s0, s1;
-      call_rounds(t, kinds, 50, 0, [&](int i) { return i % 2 ? s1.get() : s0.get(); },
-                  [&](const KindCase& kc, int set, float* c, cudaStream_t s) {
-                    sgemmSetStream(h, s);  // the handle's stream changes between calls
-                    return call_handle_stream(h, kc, set, c);
-                  });
+      call_rounds(
+          t, kinds, 50, 0, [&](int i) { return i % 2 ? s1.get() : s0.get(); },
+          [&](const KindCase& kc, int set, float* c, cudaStream_t s) {
+            sgemmSetStream(h, s);  // the handle's stream changes between calls
+            return call_handle_stream(h, kc, set, c);
+          });
       sgemmSetStream(h, nullptr);
       break;
     }
@@ -304,10 +321,11 @@ void run_pattern(Pattern pattern, const std::vector<const KindCase*>& kinds, Tal
       Stream s;
       sgemmSetStream(h, s.get());
       on_threads(kThreads, [&](int th) {
-        call_rounds(t, kinds, kRounds, th, [&](int) { return s.get(); },
-                    [&](const KindCase& kc, int set, float* c, cudaStream_t) {
-                      return call_handle_stream(h, kc, set, c);
-                    });
+        call_rounds(
+            t, kinds, kRounds, th, [&](int) { return s.get(); },
+            [&](const KindCase& kc, int set, float* c, cudaStream_t) {
+              return call_handle_stream(h, kc, set, c);
+            });
       });
       sgemmSetStream(h, nullptr);
       break;
@@ -315,10 +333,11 @@ void run_pattern(Pattern pattern, const std::vector<const KindCase*>& kinds, Tal
     case Pattern::threads_own_streams:
       on_threads(kThreads, [&](int th) {
         Stream own;
-        call_rounds(t, kinds, kRounds, th, [&](int) { return own.get(); },
-                    [&](const KindCase& kc, int set, float* c, cudaStream_t s) {
-                      return call_on(h, s, kc, set, c);
-                    });
+        call_rounds(
+            t, kinds, kRounds, th, [&](int) { return own.get(); },
+            [&](const KindCase& kc, int set, float* c, cudaStream_t s) {
+              return call_on(h, s, kc, set, c);
+            });
       });
       break;
     case Pattern::threads_own_handles:
@@ -330,10 +349,11 @@ void run_pattern(Pattern pattern, const std::vector<const KindCase*>& kinds, Tal
         }
         Stream own;
         sgemmSetStream(mine, own.get());
-        call_rounds(t, kinds, kRounds, th, [&](int) { return own.get(); },
-                    [&](const KindCase& kc, int set, float* c, cudaStream_t) {
-                      return call_handle_stream(mine, kc, set, c);
-                    });
+        call_rounds(
+            t, kinds, kRounds, th, [&](int) { return own.get(); },
+            [&](const KindCase& kc, int set, float* c, cudaStream_t) {
+              return call_handle_stream(mine, kc, set, c);
+            });
         if (sgemmDestroy(mine) != SGEMM_STATUS_SUCCESS) t.fail(t.errors, "sgemmDestroy");
       });
       break;
@@ -350,7 +370,8 @@ void run_pattern(Pattern pattern, const std::vector<const KindCase*>& kinds, Tal
         const KindCase& kc = *kinds[static_cast<std::size_t>(i) % kinds.size()];
         float* c = in_graph[static_cast<std::size_t>(i)].get();
         poison(c, kc.alone[0].size(), capture.get());
-        if (const sgemmStatus_t st = call_on(h, capture.get(), kc, i % kSets, c); st != SGEMM_STATUS_SUCCESS)
+        if (const sgemmStatus_t st = call_on(h, capture.get(), kc, i % kSets, c);
+            st != SGEMM_STATUS_SUCCESS)
           t.fail(t.errors, kc.name + " while capturing: " + sgemmGetStatusString(st));
         captured.push_back({&kc, i % kSets, c});
       }
@@ -362,8 +383,11 @@ void run_pattern(Pattern pattern, const std::vector<const KindCase*>& kinds, Tal
         ASSERT_EQ(cudaGraphLaunch(exec, capture.get()), cudaSuccess);
         t.calls += kInFlight;
         // The same problems outside the graph, on another stream, while the graph runs.
-        call_rounds(t, kinds, 1, replay, [&](int) { return outside.get(); },
-                    [&](const KindCase& kc, int set, float* c, cudaStream_t s) { return call_on(h, s, kc, set, c); });
+        call_rounds(
+            t, kinds, 1, replay, [&](int) { return outside.get(); },
+            [&](const KindCase& kc, int set, float* c, cudaStream_t s) {
+              return call_on(h, s, kc, set, c);
+            });
         SGT_CUDA_CHECK(cudaStreamSynchronize(capture.get()));
         check_outputs(t, captured, "replay " + std::to_string(replay));
       }
@@ -443,7 +467,8 @@ TEST(ConcurrencyStreams, ShortLivedStreamsNeverShareScratch) {
       const KindCase& kc = *kinds[static_cast<std::size_t>(r + i) % kinds.size()];
       float* c = out[static_cast<std::size_t>((r % 2) * kInFlight + i)].get();
       poison(c, kc.alone[0].size(), s);
-      if (const sgemmStatus_t st = call_on(h, s, kc, (r + i) % kSets, c); st != SGEMM_STATUS_SUCCESS)
+      if (const sgemmStatus_t st = call_on(h, s, kc, (r + i) % kSets, c);
+          st != SGEMM_STATUS_SUCCESS)
         t.fail(t.errors, kc.name + ": " + sgemmGetStatusString(st));
       ++t.calls;
       issued.push_back({&kc, (r + i) % kSets, c});
@@ -490,8 +515,21 @@ TEST(ConcurrencyThreads, ThreadWithNoCurrentContext) {
     driver().cuCtxGetCurrent(&before);
     const ProblemKey& p = packed->p;
     try {
-      SgemmArgs args{packed->a[0].get(), packed->b[0].get(), out[0].get(), workspace.get(),
-                     p.m, p.n, p.k, p.lda, p.ldb, p.ldc, kAlpha, kBeta, 1, 0, nullptr};
+      SgemmArgs args{packed->a[0].get(),
+                     packed->b[0].get(),
+                     out[0].get(),
+                     workspace.get(),
+                     p.m,
+                     p.n,
+                     p.k,
+                     p.lda,
+                     p.ldb,
+                     p.ldc,
+                     kAlpha,
+                     kBeta,
+                     1,
+                     0,
+                     nullptr};
       kernel.launch(geometry, args, nullptr);
       direct_launch = "launched";
     } catch (const Error& e) {
@@ -501,7 +539,8 @@ TEST(ConcurrencyThreads, ThreadWithNoCurrentContext) {
       statuses.push_back(call_on(h, nullptr, *suite().kinds[i], 0, out[i].get()));
   });
   fresh.join();
-  std::printf("[ probe    ] launch from a thread with no current context: %s\n", direct_launch.c_str());
+  std::printf("[ probe    ] launch from a thread with no current context: %s\n",
+              direct_launch.c_str());
   EXPECT_EQ(before, nullptr) << "a new thread already had a current context";
   EXPECT_NE(direct_launch.find("CUDA_ERROR_INVALID_CONTEXT"), std::string::npos) << direct_launch;
   SGT_CUDA_CHECK(cudaDeviceSynchronize());

@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -57,7 +56,8 @@ const std::string& tuned_database() {
     w.template_hash = template_hash(family.name() + ".cu");
     w.time_us = 1;
     w.cublas_us = 2;
-    const CompileResult r = compile_template(family.name() + ".cu", family.defines(chosen, kTuned), device.arch());
+    const CompileResult r =
+        compile_template(family.name() + ".cu", family.defines(chosen, kTuned), device.arch());
     if (r.ok) {
       w.cubin.assign(r.cubin.begin(), r.cubin.end());
       w.cubin_arch = device.arch();
@@ -70,8 +70,8 @@ const std::string& tuned_database() {
 
 nlohmann::json describe(sgemmHandle_t h, const ProblemKey& p) {
   char text[2048];
-  const sgemmStatus_t s = sgemmDescribe(h, op(p.transa), op(p.transb), p.m, p.n, p.k, p.lda,
-                                        p.ldb, p.ldc, text, sizeof text);
+  const sgemmStatus_t s = sgemmDescribe(h, op(p.transa), op(p.transb), p.m, p.n, p.k, p.lda, p.ldb,
+                                        p.ldc, text, sizeof text);
   EXPECT_EQ(s, SGEMM_STATUS_SUCCESS);
   return s == SGEMM_STATUS_SUCCESS ? nlohmann::json::parse(text) : nlohmann::json{};
 }
@@ -97,8 +97,8 @@ struct Operands {
   }
   sgemmStatus_t run(sgemmHandle_t h, float alpha, float* c) const {
     const float beta = 0.0f;
-    return sgemmSgemm(h, op(p.transa), op(p.transb), p.m, p.n, p.k, &alpha, a.get(), p.lda,
-                      b.get(), p.ldb, &beta, c, p.ldc);
+    return sgemmSgemm(h, op(p.transa), op(p.transb), p.m, p.n, p.k, &alpha, a.get(), p.lda, b.get(),
+                      p.ldb, &beta, c, p.ldc);
   }
 };
 
@@ -126,7 +126,8 @@ TEST_F(DispatcherRuntime, NearestPicksANeighbourAndMatchesCublas) {
   EXPECT_EQ(near["family"], "f1_simt");
   const nlohmann::json far = describe(h_, kFar);
   EXPECT_EQ(far["source"], "cublas") << far.dump();
-  EXPECT_NE(far["reason"].get<std::string>().find("within a factor"), std::string::npos) << far.dump();
+  EXPECT_NE(far["reason"].get<std::string>().find("within a factor"), std::string::npos)
+      << far.dump();
   // Misaligned leading dimension: another alignment class, so the tuned kernel is not used.
   const ProblemKey odd = testing::make_problem(Op::N, Op::N, 161, 100, 72, 0, 1);
   EXPECT_EQ(describe(h_, odd)["source"], "cublas");
@@ -135,7 +136,8 @@ TEST_F(DispatcherRuntime, NearestPicksANeighbourAndMatchesCublas) {
   sgemmSetStream(h_, env.stream.get());
   for (const ProblemKey& p : {kNear, odd}) {
     GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
-    const GemmFn dispatched = [&](cudaStream_t, float alpha, const float* a, const float* b, float beta, float* c) {
+    const GemmFn dispatched = [&](cudaStream_t, float alpha, const float* a, const float* b,
+                                  float beta, float* c) {
       ASSERT_EQ(sgemmSgemm(h_, op(p.transa), op(p.transb), p.m, p.n, p.k, &alpha, a, p.lda, b,
                            p.ldb, &beta, c, p.ldc),
                 SGEMM_STATUS_SUCCESS);
@@ -146,8 +148,8 @@ TEST_F(DispatcherRuntime, NearestPicksANeighbourAndMatchesCublas) {
 }
 
 // Each thread computes every problem into its own C, 1000 calls in all, then C is compared.
-void hammer(sgemmHandle_t h, const std::vector<const Operands*>& ops, std::vector<DeviceBuffer<float>>& out,
-            int calls, std::atomic<int>& failures) {
+void hammer(sgemmHandle_t h, const std::vector<const Operands*>& ops,
+            std::vector<DeviceBuffer<float>>& out, int calls, std::atomic<int>& failures) {
   for (int i = 0; i < calls; ++i) {
     const std::size_t j = static_cast<std::size_t>(i) % ops.size();
     if (ops[j]->run(h, 1.0f, out[j].get()) != SGEMM_STATUS_SUCCESS) ++failures;
@@ -163,12 +165,14 @@ void expect_results(const std::vector<const Operands*>& ops,
           << "thread " << t << " " << ops[j]->p.to_string();
 }
 
-std::vector<std::vector<DeviceBuffer<float>>> poisoned_outputs(const std::vector<const Operands*>& ops, int threads) {
+std::vector<std::vector<DeviceBuffer<float>>> poisoned_outputs(
+    const std::vector<const Operands*>& ops, int threads) {
   std::vector<std::vector<DeviceBuffer<float>>> out(threads);
   for (auto& per_thread : out)
     for (const Operands* o : ops) {
       per_thread.emplace_back(elements_c(o->p));
-      UtilityKernels::poison(testing::gpu_env().stream.get(), per_thread.back().get(), per_thread.back().size());
+      UtilityKernels::poison(testing::gpu_env().stream.get(), per_thread.back().get(),
+                             per_thread.back().size());
     }
   SGT_CUDA_CHECK(cudaDeviceSynchronize());
   return out;

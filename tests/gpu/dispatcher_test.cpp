@@ -2,10 +2,9 @@
 // and match cuBLAS; untuned ones go to cuBLAS; cuBLAS's edge-case semantics hold.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cuda/cublaslt_gemm.hpp"
 #include "db/database.hpp"
@@ -20,7 +19,8 @@ namespace sgt {
 namespace {
 
 std::string temp_db(const std::string& name) {
-  const std::string path = std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()) + ".db");
+  const std::string path =
+      std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(path);
   return path;
 }
@@ -40,7 +40,8 @@ void store_winner(TuningStore& store, const Family& family, const ProblemKey& pr
   w.time_us = 1;
   w.cublas_us = 2;
   if (with_cubin) {
-    const CompileResult r = compile_template(family.name() + ".cu", family.defines(chosen, problem), device.arch());
+    const CompileResult r =
+        compile_template(family.name() + ".cu", family.defines(chosen, problem), device.arch());
     ASSERT_TRUE(r.ok) << r.log;
     w.cubin.assign(r.cubin.begin(), r.cubin.end());
     w.cubin_arch = device.arch();
@@ -216,7 +217,8 @@ TEST_F(Dispatcher, CublasLtWinnersRunTheirAlgorithm) {
   {
     Database db = Database::open(path, OpenMode::create);
     TuningStore store(db);
-    const auto store_lt = [&](const ProblemKey& p, const std::string& config, const std::string& cublas) {
+    const auto store_lt = [&](const ProblemKey& p, const std::string& config,
+                              const std::string& cublas) {
       WinnerRecord w;
       w.problem = p;
       w.gpu = gpu_record(query_device(0));
@@ -234,13 +236,15 @@ TEST_F(Dispatcher, CublasLtWinnersRunTheirAlgorithm) {
       store_lt(p, lt_algorithm_config(plan.algorithms().back().algo), "");
     }
     store_lt(garbled, "id=1,algo=12", "");
-    store_lt(other_cublas, lt_algorithm_config(lt.plan(other_cublas).algorithms().front().algo), "0.0.0");
+    store_lt(other_cublas, lt_algorithm_config(lt.plan(other_cublas).algorithms().front().algo),
+             "0.0.0");
   }
   sgemmHandle_t h = open_on_test_stream(path);
   ASSERT_NE(h, nullptr);
   auto& env = testing::gpu_env();
-  for (const auto& [p, family] : {std::pair{with_lt, "cublaslt"}, std::pair{transposed, "cublaslt"},
-                                  std::pair{garbled, "cublas"}, std::pair{other_cublas, "cublas"}}) {
+  for (const auto& [p, family] :
+       {std::pair{with_lt, "cublaslt"}, std::pair{transposed, "cublaslt"},
+        std::pair{garbled, "cublas"}, std::pair{other_cublas, "cublas"}}) {
     const nlohmann::json j = describe(h, p);
     EXPECT_EQ(j["family"], family) << j.dump();
     EXPECT_EQ(j["source"], std::string(family) == "cublaslt" ? "exact" : "cublas") << j.dump();
@@ -267,22 +271,26 @@ TEST_F(Dispatcher, EdgeCasesBehaveAsCublas) {
   // beta = 0 with NaN in C: C is overwritten, never read.
   const float one = 1.0f, zero = 0.0f, half = 0.5f;
   UtilityKernels::poison(env.stream.get(), c.get(), c.size());
-  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 32, &one, a.get(), 64, b.get(), 32, &zero, c.get(), 64),
+  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 32, &one, a.get(), 64, b.get(), 32, &zero,
+                       c.get(), 64),
             SGEMM_STATUS_SUCCESS);
   env.cublas.sgemm(env.stream.get(), p, 1.0f, a.get(), b.get(), 0.0f, ref.get());
   EXPECT_LT(relative_difference(c.get(), ref.get(), p), 1e-6);
 
   // k = 0 and alpha = 0: C = beta C.
   env.utility.fill_uniform(env.stream.get(), c.get(), c.size(), 3);
-  SGT_CUDA_CHECK(cudaMemcpyAsync(ref.get(), c.get(), c.bytes(), cudaMemcpyDeviceToDevice, env.stream.get()));
-  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 0, &one, a.get(), 64, b.get(), 1, &half, c.get(), 64),
+  SGT_CUDA_CHECK(
+      cudaMemcpyAsync(ref.get(), c.get(), c.bytes(), cudaMemcpyDeviceToDevice, env.stream.get()));
+  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 0, &one, a.get(), 64, b.get(), 1, &half,
+                       c.get(), 64),
             SGEMM_STATUS_SUCCESS);
   ProblemKey k0 = p;
   k0.k = 0;
   k0.ldb = 1;
   env.cublas.sgemm(env.stream.get(), k0, 1.0f, a.get(), b.get(), 0.5f, ref.get());
   EXPECT_LT(relative_difference(c.get(), ref.get(), p), 1e-7);
-  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 32, &zero, a.get(), 64, b.get(), 32, &half, c.get(), 64),
+  ASSERT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 64, 48, 32, &zero, a.get(), 64, b.get(), 32,
+                       &half, c.get(), 64),
             SGEMM_STATUS_SUCCESS);
   env.cublas.sgemm(env.stream.get(), p, 0.0f, a.get(), b.get(), 0.5f, ref.get());
   EXPECT_LT(relative_difference(c.get(), ref.get(), p), 1e-7);
@@ -312,7 +320,8 @@ TEST(TunerGpu, TunesStoresAndServesAProblem) {
     EXPECT_EQ(static_cast<int>(tried.size()), result.candidates);
     EXPECT_GT(result.ok, 0);
     EXPECT_GT(result.cublas_us, 0);
-    EXPECT_TRUE(store.find_winner(problem.key, tuner.device().name, tuner.device().arch()).has_value());
+    EXPECT_TRUE(
+        store.find_winner(problem.key, tuner.device().name, tuner.device().arch()).has_value());
     EXPECT_EQ(db.integrity_check(), "ok");
 
     // The same problem again resumes from the database: nothing is measured twice.
@@ -324,7 +333,8 @@ TEST(TunerGpu, TunesStoresAndServesAProblem) {
   ASSERT_EQ(sgemmCreate(&h, path.c_str()), SGEMM_STATUS_SUCCESS);
   char text[1024];
   const ProblemKey& p = problem.key;
-  ASSERT_EQ(sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, text, sizeof text),
+  ASSERT_EQ(sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, text,
+                          sizeof text),
             SGEMM_STATUS_SUCCESS);
   const auto json = nlohmann::json::parse(text);
   EXPECT_EQ(json["family"], result.family) << text;

@@ -14,8 +14,8 @@ namespace sgt {
 namespace {
 
 std::string empty_database() {
-  const std::string path = std::filesystem::temp_directory_path() /
-                           ("sgemm_api_" + std::to_string(::getpid()) + ".db");
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("sgemm_api_" + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(path);
   Database::open(path, OpenMode::create);
   return path;
@@ -45,9 +45,12 @@ TEST(DispatchApi, InvalidArgumentsReturnInvalidValue) {
       {"ldb < n (C)", SGEMM_OP_N, SGEMM_OP_C, 4, 8, 4, 4, 7, 4, false, false, false, false},
       {"ldc < m", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 4, 4, 4, 3, false, false, false, false},
       {"lda 0 with m 0", SGEMM_OP_N, SGEMM_OP_N, 0, 4, 4, 0, 4, 1, false, false, false, false},
-      {"bad transa", static_cast<sgemmOperation_t>(7), SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, false, false, false},
-      {"bad transa 3", static_cast<sgemmOperation_t>(3), SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, false, false, false},
-      {"bad transb", SGEMM_OP_N, static_cast<sgemmOperation_t>(-1), 4, 4, 4, 4, 4, 4, false, false, false, false},
+      {"bad transa", static_cast<sgemmOperation_t>(7), SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, false,
+       false, false},
+      {"bad transa 3", static_cast<sgemmOperation_t>(3), SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, false,
+       false, false},
+      {"bad transb", SGEMM_OP_N, static_cast<sgemmOperation_t>(-1), 4, 4, 4, 4, 4, 4, false, false,
+       false, false},
       {"null alpha", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 4, 4, 4, 4, true, false, false, false},
       {"null beta", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, true, false, false},
       {"null A", SGEMM_OP_N, SGEMM_OP_N, 4, 4, 4, 4, 4, 4, false, false, true, false},
@@ -76,8 +79,9 @@ TEST(DispatchApi, NullHandles) {
   EXPECT_EQ(sgemmCreate(nullptr, nullptr), SGEMM_STATUS_INVALID_VALUE);
   EXPECT_EQ(sgemmDestroy(nullptr), SGEMM_STATUS_NOT_INITIALIZED);
   EXPECT_EQ(sgemmSetStream(nullptr, nullptr), SGEMM_STATUS_NOT_INITIALIZED);
-  EXPECT_EQ(sgemmSgemm(nullptr, SGEMM_OP_N, SGEMM_OP_N, 1, 1, 1, &one, buf, 1, buf, 1, &one, buf, 1),
-            SGEMM_STATUS_NOT_INITIALIZED);
+  EXPECT_EQ(
+      sgemmSgemm(nullptr, SGEMM_OP_N, SGEMM_OP_N, 1, 1, 1, &one, buf, 1, buf, 1, &one, buf, 1),
+      SGEMM_STATUS_NOT_INITIALIZED);
   EXPECT_EQ(sgemmSgemmOnStream(nullptr, nullptr, SGEMM_OP_N, SGEMM_OP_N, 1, 1, 1, &one, buf, 1, buf,
                                1, &one, buf, 1),
             SGEMM_STATUS_NOT_INITIALIZED);
@@ -91,15 +95,18 @@ TEST(DispatchApi, EmptyProblemsSucceedWithoutWork) {
   ASSERT_EQ(sgemmCreate(&h, empty_database().c_str()), SGEMM_STATUS_SUCCESS);
   const float one = 1.0f;
   // m == 0 or n == 0: nothing to do, as cuBLAS (no device needed).
-  EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 0, 4, 4, &one, nullptr, 1, nullptr, 4, &one, nullptr, 1),
+  EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 0, 4, 4, &one, nullptr, 1, nullptr, 4, &one,
+                       nullptr, 1),
             SGEMM_STATUS_SUCCESS);
-  EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 4, 0, 4, &one, nullptr, 4, nullptr, 4, &one, nullptr, 4),
+  EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_N, SGEMM_OP_N, 4, 0, 4, &one, nullptr, 4, nullptr, 4, &one,
+                       nullptr, 4),
             SGEMM_STATUS_SUCCESS);
   // CUBLAS_OP_C (2) is the transpose for real data, as in cuBLAS: op(A) is m x k, so lda >= k.
-  EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_C, SGEMM_OP_C, 0, 4, 8, &one, nullptr, 8, nullptr, 4, &one, nullptr, 1),
+  EXPECT_EQ(sgemmSgemm(h, SGEMM_OP_C, SGEMM_OP_C, 0, 4, 8, &one, nullptr, 8, nullptr, 4, &one,
+                       nullptr, 1),
             SGEMM_STATUS_SUCCESS);
-  EXPECT_EQ(sgemmSgemmOnStream(h, nullptr, SGEMM_OP_N, SGEMM_OP_N, 4, 0, 4, &one, nullptr, 4, nullptr,
-                               4, &one, nullptr, 4),
+  EXPECT_EQ(sgemmSgemmOnStream(h, nullptr, SGEMM_OP_N, SGEMM_OP_N, 4, 0, 4, &one, nullptr, 4,
+                               nullptr, 4, &one, nullptr, 4),
             SGEMM_STATUS_SUCCESS);
   sgemmDestroy(h);
 }

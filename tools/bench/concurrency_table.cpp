@@ -47,11 +47,16 @@ Args parse_args(int argc, char** argv) {
       if (i + 1 >= argc) throw sgt::Error(sgt::ErrorKind::invalid_value, arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--db") a.db = value();
-    else if (arg == "--shapes") a.shapes = value();
-    else if (arg == "--markdown") a.markdown = value();
-    else if (arg == "--repeats") a.repeats = std::stoi(value());
-    else throw sgt::Error(sgt::ErrorKind::invalid_value, "unknown argument " + arg);
+    if (arg == "--db")
+      a.db = value();
+    else if (arg == "--shapes")
+      a.shapes = value();
+    else if (arg == "--markdown")
+      a.markdown = value();
+    else if (arg == "--repeats")
+      a.repeats = std::stoi(value());
+    else
+      throw sgt::Error(sgt::ErrorKind::invalid_value, "unknown argument " + arg);
   }
   if (a.db.empty()) throw sgt::Error(sgt::ErrorKind::invalid_value, "--db is required");
   if (a.repeats < 1) throw sgt::Error(sgt::ErrorKind::invalid_value, "--repeats must be >= 1");
@@ -130,7 +135,8 @@ void poison_all(Operands& o, const sgt::UtilityKernels& utility) {
 }
 
 // One thread, one handle, calls alternating between two streams (sgemmSetStream between calls).
-Outcome alternating_streams(const std::string& db, Operands& o, const sgt::UtilityKernels& utility) {
+Outcome alternating_streams(const std::string& db, Operands& o,
+                            const sgt::UtilityKernels& utility) {
   poison_all(o, utility);
   sgemmHandle_t h = nullptr;
   if (sgemmCreate(&h, db.c_str()) != SGEMM_STATUS_SUCCESS)
@@ -200,7 +206,8 @@ std::string cell(const std::vector<Outcome>& runs) {
 int main_impl(int argc, char** argv) {
   const Args args = parse_args(argc, argv);
   std::vector<sgt::ProblemKey> problems;
-  if (args.shapes.empty()) problems = default_problems();
+  if (args.shapes.empty())
+    problems = default_problems();
   else
     for (const sgt::Shape& s : sgt::load_shape_list(args.shapes)) problems.push_back(s.problem.key);
   if (const std::string why = sgt::gpu_unavailable_reason(); !why.empty()) {
@@ -211,7 +218,8 @@ int main_impl(int argc, char** argv) {
   const sgt::DeviceInfo device = sgt::query_device(0);
   const sgt::UtilityKernels utility(device.arch());
   const sgt::CublasHandle pedantic(true);
-  std::string header = "| pattern |", rule = "|---|", alt = "| one thread, one handle, calls alternating between two streams |",
+  std::string header = "| pattern |", rule = "|---|",
+              alt = "| one thread, one handle, calls alternating between two streams |",
               two = "| two threads, one handle, one stream |";
   bool all_right = true;
   std::uint64_t seed = 1;

@@ -49,7 +49,8 @@ extern "C" __global__ void spin_kernel(unsigned long long ns) {
 constexpr const char* kConfig =
     "BK=8,BM=64,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REGDB=1,SPLITK=1,STAGES=3,TM=8,TN=8,WM=32,WN=64";
 constexpr const char* kSplitConfig =
-    "BK=8,BM=64,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REDUCE=0,REGDB=1,SPLITK=2,STAGES=3,TM=8,TN=8,WM=32,WN=64";
+    "BK=8,BM=64,BN=64,MIN_BLOCKS=1,PAD=4,RASTER=1,REDUCE=0,REGDB=1,SPLITK=2,STAGES=3,TM=8,TN=8,WM="
+    "32,WN=64";
 
 std::string compile_helpers(const std::string& arch) {
   nvrtcProgram prog = nullptr;
@@ -69,7 +70,8 @@ std::string compile_helpers(const std::string& arch) {
   return cubin;
 }
 
-sgt::WinnerRecord f1_winner(const sgt::DeviceInfo& device, const char* config, int m, int n, int k) {
+sgt::WinnerRecord f1_winner(const sgt::DeviceInfo& device, const char* config, int m, int n,
+                            int k) {
   const sgt::Family& family = sgt::find_family("f1_simt");
   const sgt::Knobs knobs = sgt::with_knobs_added_later(family, sgt::parse_knobs(config));
   sgt::ProblemKey p;
@@ -81,12 +83,13 @@ sgt::WinnerRecord f1_winner(const sgt::DeviceInfo& device, const char* config, i
     throw sgt::Error(sgt::ErrorKind::invalid_value, "bench config: " + why);
   if (std::string why = family.cannot_implement(knobs, p); !why.empty())
     throw sgt::Error(sgt::ErrorKind::invalid_value, "bench config: " + why);
-  const sgt::CompileResult r = sgt::compile_template("f1_simt.cu", family.defines(knobs, p), device.arch());
+  const sgt::CompileResult r =
+      sgt::compile_template("f1_simt.cu", family.defines(knobs, p), device.arch());
   if (!r.ok) throw sgt::Error(sgt::ErrorKind::compile, r.log);
   sgt::WinnerRecord w;
   w.problem = p;
-  w.gpu = {device.name, device.uuid, device.arch(), device.sm_count, device.l2_bytes,
-           device.default_clock_khz / 1000};
+  w.gpu = {device.name,     device.uuid,     device.arch(),
+           device.sm_count, device.l2_bytes, device.default_clock_khz / 1000};
   const sgt::SoftwareInfo sw = sgt::query_software();
   w.software = {sw.driver, sw.runtime, sw.nvrtc, sw.cublas};
   w.family = family.name();
@@ -125,12 +128,17 @@ int main_impl(int argc, char** argv) {
       if (i + 1 >= argc) throw sgt::Error(sgt::ErrorKind::invalid_value, a + " needs a value");
       return argv[++i];
     };
-    if (a == "--db") db_path = next();
-    else if (a == "--size") size = std::atoi(next());
-    else if (a == "--runs") runs = std::atoi(next());
-    else if (a == "--calls") calls = std::atoi(next());
+    if (a == "--db")
+      db_path = next();
+    else if (a == "--size")
+      size = std::atoi(next());
+    else if (a == "--runs")
+      runs = std::atoi(next());
+    else if (a == "--calls")
+      calls = std::atoi(next());
     else {
-      std::fprintf(stderr, "usage: dispatch_overhead [--db PATH] [--size N] [--runs R] [--calls C]\n");
+      std::fprintf(stderr,
+                   "usage: dispatch_overhead [--db PATH] [--size N] [--runs R] [--calls C]\n");
       return 2;
     }
   }
@@ -151,7 +159,8 @@ int main_impl(int argc, char** argv) {
 
   cudaStream_t stream = nullptr;
   SGT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const std::size_t elems = static_cast<std::size_t>(size) * size * 4;  // B of the split: size x 4 size
+  const std::size_t elems =
+      static_cast<std::size_t>(size) * size * 4;  // B of the split: size x 4 size
   sgt::DeviceBuffer<float> a(elems), b(elems), c(elems);
   SGT_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
   SGT_CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
@@ -162,7 +171,8 @@ int main_impl(int argc, char** argv) {
   SGT_CUBLAS_CHECK(cublasSetStream(cublas, stream));
   sgemmHandle_t h = nullptr;
   if (sgemmStatus_t s = sgemmCreate(&h, db_path.c_str()); s != SGEMM_STATUS_SUCCESS)
-    throw sgt::Error(sgt::ErrorKind::database, std::string("sgemmCreate: ") + sgemmGetStatusString(s));
+    throw sgt::Error(sgt::ErrorKind::database,
+                     std::string("sgemmCreate: ") + sgemmGetStatusString(s));
   sgemmSetStream(h, stream);
 
   char text[2048];
@@ -171,16 +181,19 @@ int main_impl(int argc, char** argv) {
   if (!std::strstr(text, "\"source\":\"exact\""))
     throw sgt::Error(sgt::ErrorKind::internal,
                      "the tuned problem is not served by its tuned kernel");
-  sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, 4 * size, size, 4 * size, size, text, sizeof text);
+  sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, 4 * size, size, 4 * size, size, text,
+                sizeof text);
   std::printf("split:    %s\n", text);
   if (!std::strstr(text, "\"source\":\"exact\""))
-    throw sgt::Error(sgt::ErrorKind::internal, "the split problem is not served by its tuned kernel");
+    throw sgt::Error(sgt::ErrorKind::internal,
+                     "the split problem is not served by its tuned kernel");
   sgemmDescribe(h, SGEMM_OP_T, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
   std::printf("fallback: %s\n", text);
 
   const auto check = [](sgemmStatus_t s) {
     if (s != SGEMM_STATUS_SUCCESS)
-      throw sgt::Error(sgt::ErrorKind::internal, std::string("sgemmSgemm: ") + sgemmGetStatusString(s));
+      throw sgt::Error(sgt::ErrorKind::internal,
+                       std::string("sgemmSgemm: ") + sgemmGetStatusString(s));
   };
   int arg = 0;
   void* empty_params[] = {&arg};
@@ -188,7 +201,8 @@ int main_impl(int argc, char** argv) {
       {"bare cuLaunchKernel",
        [&] {
          SGT_CU_CHECK(api.cuLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0,
-                                         reinterpret_cast<CUstream>(stream), empty_params, nullptr));
+                                         reinterpret_cast<CUstream>(stream), empty_params,
+                                         nullptr));
        }},
       {"cublasSgemm",
        [&] {
@@ -237,8 +251,9 @@ int main_impl(int argc, char** argv) {
     rows.push_back(row);
   }
 
-  std::printf("\n%s (%s), %dx%dx%d, median of %d runs of %d calls queued behind a spinning kernel\n",
-              device.name.c_str(), device.arch().c_str(), size, size, size, runs, calls);
+  std::printf(
+      "\n%s (%s), %dx%dx%d, median of %d runs of %d calls queued behind a spinning kernel\n",
+      device.name.c_str(), device.arch().c_str(), size, size, size, runs, calls);
   std::printf("%-30s %14s %12s %14s\n", "path", "median us/call", "min us/call", "vs bare (us)");
   const double bare = rows.front().median_us;
   for (const Row& r : rows)

@@ -43,9 +43,9 @@ SGEMM_API sgemmStatus_t sgemmSetStream(sgemmHandle_t handle, cudaStream_t stream
 /* C = alpha op(A) op(B) + beta C, exactly as cublasSgemm. Any number of threads may call at once,
  * on one handle or several, on one stream or many; see docs/dispatcher.md. */
 SGEMM_API sgemmStatus_t sgemmSgemm(sgemmHandle_t handle, sgemmOperation_t transa,
-                                   sgemmOperation_t transb, int m, int n, int k,
-                                   const float* alpha, const float* A, int lda, const float* B,
-                                   int ldb, const float* beta, float* C, int ldc);
+                                   sgemmOperation_t transb, int m, int n, int k, const float* alpha,
+                                   const float* A, int lda, const float* B, int ldb,
+                                   const float* beta, float* C, int ldc);
 /* What sgemmSgemm would run for this problem, as one JSON object (source: exact|nearest|cublas,
  * family, config, expected time). Pointers are taken as 16-byte aligned. */
 SGEMM_API sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa,

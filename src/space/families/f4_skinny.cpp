@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/int_math.hpp"
 #include "sgemm_args.h"
 #include "space/family.hpp"
 
@@ -20,7 +21,6 @@ constexpr int kMaxSplits = 1024;  // bounds the workspace and the reduce's work 
 constexpr int kMaxSmall = 64;     // the largest small dimension F4 takes
 
 bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
-int ceil_div(int a, int b) { return static_cast<int>((std::int64_t{a} + b - 1) / b); }
 
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
