@@ -43,7 +43,16 @@ nlohmann::json result_line(int index, int device, const std::string& gpu,
           {"failed", r.failed},
           {"resumed", r.resumed},
           {"seconds", r.seconds},
-          {"compile_wait_s", r.compile_wait_s},
+          {"compile_wait_s", r.spent.compile_wait_s},
+          {"time_spent",
+           {{"compile_wait_s", r.spent.compile_wait_s},
+            {"verify_s", r.spent.verify_s},
+            {"screen_s", r.spent.screen_s},
+            {"lt_s", r.spent.lt_s},
+            {"confirm_s", r.spent.confirm_s},
+            {"flush_s", r.spent.flush_s},
+            {"screen_samples", r.spent.screen_samples},
+            {"flushes", r.spent.flushes}}},
           {"budget_note", r.budget_note},
           {"strategy", strategy},
           {"already_tuned", r.already_tuned},
@@ -52,6 +61,18 @@ nlohmann::json result_line(int index, int device, const std::string& gpu,
           {"rounds", r.rounds},
           {"discarded_rounds", r.discarded_rounds},
           {"reason", r.reason}};
+}
+
+// Where the problem's time went, in one line.
+std::string describe_time(const ProblemResult& r) {
+  const TimeSpent& t = r.spent;
+  const double other =
+      std::max(0.0, r.seconds - t.compile_wait_s - t.verify_s - t.screen_s - t.lt_s - t.confirm_s);
+  return fmt::format(
+      "{:.1f} s: compile wait {:.1f} s, verify {:.1f} s, screening {:.1f} s ({} samples), "
+      "cuBLASLt {:.1f} s, rounds {:.1f} s ({}), other {:.1f} s; of these, {} L2 flushes {:.1f} s",
+      r.seconds, t.compile_wait_s, t.verify_s, t.screen_s, t.screen_samples, t.lt_s, t.confirm_s,
+      r.rounds, other, t.flushes, t.flush_s);
 }
 
 }  // namespace
@@ -135,11 +156,11 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
       }
       spdlog::info(
           "{}: {} {} {:.2f} us, cuBLAS {:.2f} us ({}; {} measured, {} ok, {} failed, "
-          "{} resumed{}; {:.1f} s, {:.1f} s waiting for compiles; clocks {}, SM {:.0f} MHz "
-          "observed, {} rounds, {} discarded)",
+          "{} resumed{}; clocks {}, SM {:.0f} MHz observed, {} rounds, {} discarded)",
           r.problem.to_string(), r.family, r.config, r.winner_us, r.cublas_us, r.reason, r.measured,
-          r.ok, r.failed, r.resumed, r.budget_note.empty() ? "" : "; " + r.budget_note, r.seconds,
-          r.compile_wait_s, r.clock_policy, r.sm_clock_mhz, r.rounds, r.discarded_rounds);
+          r.ok, r.failed, r.resumed, r.budget_note.empty() ? "" : "; " + r.budget_note,
+          r.clock_policy, r.sm_clock_mhz, r.rounds, r.discarded_rounds);
+      if (!r.already_tuned) spdlog::info("{}: {}", r.problem.to_string(), describe_time(r));
       results << result_line(i, slot.device, tuner.device().name, a.strategy, r).dump() << "\n"
               << std::flush;
       queue.done(slot.slot);

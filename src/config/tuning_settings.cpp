@@ -20,7 +20,8 @@ std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
   MeasureSettings& m = s.measure;
   return {
       {"screen_warmup_ms", &m.screen_warmup_ms},
-      {"screen_budget_ms", &m.screen_budget_ms},
+      {"screen_samples", &m.screen_samples},
+      {"screen_max_ms", &m.screen_max_ms},
       {"screen_min_samples", &m.screen_min_samples},
       {"min_samples", &m.min_samples},
       {"min_time_s", &m.min_time_s},
@@ -32,6 +33,7 @@ std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
       {"finalists", &m.finalists},
       {"min_rounds", &m.min_rounds},
       {"min_round_time_s", &m.min_round_time_s},
+      {"max_rounds", &m.max_rounds},
       {"clock_policy", &m.clock_policy},
       {"lock_clocks", &m.lock_clocks},
       {"tolerance_factor", &s.verify.tolerance_factor},
@@ -70,6 +72,11 @@ TuningSettings parse_tuning_settings(const std::string& text, const std::string&
     const std::string key = kv.first.Scalar();
     const auto it =
         std::find_if(table.begin(), table.end(), [&](const auto& f) { return f.first == key; });
+    if (key == "screen_budget_ms")
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("{}:{}: setting 'screen_budget_ms' is no longer read: screening is "
+                              "sized by screen_samples and screen_max_ms",
+                              file, line));
     if (it == table.end())
       throw Error(ErrorKind::invalid_value,
                   fmt::format("{}:{}: unknown setting '{}'", file, line, key));

@@ -105,22 +105,45 @@ CompileResult CompileCache::compile(const std::string& file_name,
                                     const std::string& arch) {
   const std::string k = key(file_name, defines, arch);
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    // A configuration another thread is compiling (a prefetch, say) is waited for, not compiled
+    // twice.
+    done_.wait(lock, [&] { return !in_flight_.contains(k); });
     if (const auto it = memory_.find(k); it != memory_.end()) {
       ++hits_;
       return it->second;
     }
+    in_flight_.insert(k);
   }
   CompileResult r;
-  const bool from_disk = load(k, r);
-  if (!from_disk) {
-    r = compile_template(file_name, defines, arch);
-    store(k, r);
+  bool from_disk = false;
+  try {
+    from_disk = load(k, r);
+    if (!from_disk) {
+      r = compile_template(file_name, defines, arch);
+      store(k, r);
+    }
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    in_flight_.erase(k);
+    done_.notify_all();
+    throw;
   }
-  std::lock_guard lock(mutex_);
-  from_disk ? ++hits_ : ++misses_;
-  memory_.emplace(k, r);
+  {
+    std::lock_guard lock(mutex_);
+    from_disk ? ++hits_ : ++misses_;
+    memory_.emplace(k, r);
+    in_flight_.erase(k);
+  }
+  done_.notify_all();
   return r;
+}
+
+bool CompileCache::has(const std::string& file_name, const std::vector<std::string>& defines,
+                       const std::string& arch) const {
+  const std::string k = key(file_name, defines, arch);
+  std::lock_guard lock(mutex_);
+  return memory_.contains(k) || in_flight_.contains(k);
 }
 
 int CompileCache::hits() const {

@@ -2,8 +2,10 @@
 // architecture and the NVRTC version: a configuration is compiled once across problems and runs.
 #pragma once
 
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,9 +18,13 @@ class CompileCache {
   // directory empty: memory only. Otherwise created on demand.
   explicit CompileCache(std::string directory);
 
-  // compile_template through the cache; thread-safe. Failures are cached too.
+  // compile_template through the cache; thread-safe. Failures are cached too. A configuration
+  // being compiled by another thread is waited for.
   CompileResult compile(const std::string& file_name, const std::vector<std::string>& defines,
                         const std::string& arch);
+  // Whether it is in memory or being compiled now (a prefetch need not start it again).
+  bool has(const std::string& file_name, const std::vector<std::string>& defines,
+           const std::string& arch) const;
 
   int hits() const;
   int misses() const;
@@ -31,7 +37,9 @@ class CompileCache {
 
   std::string directory_;
   mutable std::mutex mutex_;
+  std::condition_variable done_;  // an in-flight compile finished
   std::map<std::string, CompileResult> memory_;
+  std::set<std::string> in_flight_;
   int hits_ = 0, misses_ = 0;
 };
 

@@ -23,10 +23,12 @@ struct RotatingLaunch {
 };
 
 struct MeasureSettings {
-  // Screening: a short estimate per candidate.
-  double screen_warmup_ms = 25;
-  double screen_budget_ms = 100;
-  int screen_min_samples = 5;
+  // Screening: a short estimate per candidate, sized by sample count so that a problem's cost
+  // follows how many candidates it has, not how long its kernel runs.
+  double screen_warmup_ms = 5;  // back-to-back launches first, GPU ms
+  int screen_samples = 30;      // cold samples per candidate...
+  double screen_max_ms = 150;   // ... or fewer once this much wall time is spent, ms
+  int screen_min_samples = 5;   // ... but never fewer than this
   // Full methodology (nvbench defaults).
   int min_samples = 10;
   double min_time_s = 0.5;
@@ -44,11 +46,12 @@ struct MeasureSettings {
   double throttle_sleep_ms = 50;       // sleep after a throttled sample
   double throttle_sleep_growth = 1.5;  // sleep growth after 2 throttled samples in a row
   double throttle_sleep_max_ms = 500;
-  double nvml_round_ms = 20;  // measure(): NVML read around groups of this much wall time
+  double nvml_round_ms = 20;  // NVML read around groups of samples (rounds) this long, wall ms
   // Interleaved confirmation of finalists against cuBLAS.
   int finalists = 3;
   int min_rounds = 20;
   double min_round_time_s = 0.6;
+  int max_rounds = 200;  // stop here even when min_round_time_s is not reached (small kernels)
   std::string clock_policy = "observe";  // "observe" | "lock"
   std::string lock_clocks;               // "base" | "max" | "<MHz>" with policy lock
   // How a sample avoids finding its operands in L2: "cold-flush" (one launch after a memset of
@@ -74,9 +77,12 @@ struct Measurement {
   // Provenance.
   double rel_stdev = 0;  // stdev / mean of the accepted samples
   double max_us = 0;
-  double gpu_time_s = 0;      // GPU time of the accepted samples (a rotated batch counts whole)
-  double wall_time_s = 0;     // host time the whole measurement took (warm-up included)
-  std::string stop_reason;    // "noise", "converged", "timeout", "budget", "rounds"
+  double gpu_time_s = 0;   // GPU time of the accepted samples (a rotated batch counts whole)
+  double wall_time_s = 0;  // host time the whole measurement took (warm-up included)
+  int flushes = 0;         // L2 flushes enqueued for it (cold-flush)
+  // "noise", "converged", "timeout" (measure); "samples", "wall_cap" (screen); "rounds",
+  // "round_cap", "timeout" (interleave).
+  std::string stop_reason;
   int discarded_clock = 0;    // of `discarded`: below throttle_fraction x default clock
   int discarded_reasons = 0;  // of `discarded`: in a round with a brake reason
   int rewarms = 0;            // warm-ups repeated after GpuIdle

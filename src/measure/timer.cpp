@@ -207,7 +207,7 @@ Timer::Sample Timer::cold_sample(Slot& slot, bool rotate, bool probe) {
   // Rotating: no flush; each launch of the batch uses the next set, so none finds its operands
   // in L2 (the sets total >= 3 x L2), and the next sample goes on where this one stopped.
   const int launches = rotate ? slot.launch->sets : 1;
-  if (!rotate) flusher_.flush(stream_);
+  if (!rotate) flush();
   std::uint64_t seq0 = 0, seq1 = 0;
   if (with_probe) seq0 = probe_->record(stream_, 0);
   start_.record(stream_);
@@ -237,6 +237,48 @@ Timer::Sample Timer::cold_sample(Slot& slot, bool rotate, bool probe) {
   return s;
 }
 
+std::vector<Timer::Sample> Timer::cold_samples(Slot& slot, bool rotate, int count) {
+  while (batch_events_.size() < 2 * static_cast<std::size_t>(count)) batch_events_.emplace_back();
+  const int launches = rotate ? slot.launch->sets : 1;
+  // Enqueued back to back with one synchronization at the end: the GPU does not wait for the
+  // host between samples, and each event pair still brackets only the timed launches.
+  for (int i = 0; i < count; ++i) {
+    if (!rotate) flush();
+    batch_events_[2 * i].record(stream_);
+    for (int l = 0; l < launches; ++l) slot.run(stream_);
+    batch_events_[2 * i + 1].record(stream_);
+  }
+  SGT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  SGT_CUDA_CHECK_LAST();
+  std::vector<Sample> out(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const double batch_us = batch_events_[2 * i + 1].elapsed_ms_since(batch_events_[2 * i]) * 1e3;
+    out[i].gpu_us = batch_us / launches;
+    out[i].launches = launches;
+  }
+  return out;
+}
+
+void Timer::flush() {
+  flusher_.flush(stream_);
+  ++flushes_;
+}
+
+double Timer::flush_us() {
+  if (flush_us_ > 0) return flush_us_;
+  std::vector<double> times;
+  for (int i = 0; i < 5; ++i) {
+    start_.record(stream_);
+    flusher_.flush(stream_);
+    stop_.record(stream_);
+    stop_.synchronize();
+    times.push_back(stop_.elapsed_ms_since(start_) * 1e3);
+  }
+  SGT_CUDA_CHECK_LAST();
+  flush_us_ = median(times);
+  return flush_us_;
+}
+
 void Timer::throttle_pause(int consecutive) {
   const double ms = throttle_sleep_ms(consecutive, settings_);
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
@@ -254,6 +296,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
 
 Measurement Timer::screen(const RotatingLaunch& launch) {
   t0_s_ = now_s();
+  const int flushes0 = flushes_;
   Measurement m;
   m.clock_policy = clock_policy();
   Slot slot{&launch};
@@ -263,29 +306,48 @@ Measurement Timer::screen(const RotatingLaunch& launch) {
   run_hot(slot, settings_.screen_warmup_ms);
   NvmlTally tally;
   tally.add(nvml_read());
-  double gpu_ms = 0;
-  while (gpu_ms < settings_.screen_budget_ms ||
-         static_cast<int>(m.samples_us.size()) < settings_.screen_min_samples) {
-    const Sample s = cold_sample(slot, rotate, false);
-    m.samples_us.push_back(s.gpu_us);
-    gpu_ms += s.gpu_us * s.launches * 1e-3;
+  const int wanted = std::max(settings_.screen_samples, settings_.screen_min_samples);
+  const double wall_cap_s = settings_.screen_max_ms * 1e-3;
+  double gpu_ms = 0, per_sample_s = 0;
+  m.stop_reason = "samples";
+  while (static_cast<int>(m.samples_us.size()) < wanted) {
+    const int have = static_cast<int>(m.samples_us.size());
+    int count = 1;  // the first sample alone: it tells how long one takes
+    if (have > 0) {
+      const double wall_left_s = wall_cap_s - elapsed_s();
+      if (have >= settings_.screen_min_samples && wall_left_s <= 0) {
+        m.stop_reason = "wall_cap";
+        break;
+      }
+      const int fit = static_cast<int>(std::max(wall_left_s, 0.0) / std::max(per_sample_s, 1e-6));
+      count = std::clamp(std::max(fit, settings_.screen_min_samples - have), 1,
+                         std::min(wanted - have, kMaxBatchSamples));
+    }
+    const double started = now_s();
+    for (const Sample& sample : cold_samples(slot, rotate, count)) {
+      m.samples_us.push_back(sample.gpu_us);
+      gpu_ms += sample.gpu_us * sample.launches * 1e-3;
+    }
+    per_sample_s = (now_s() - started) / count;
     if (elapsed_s() > settings_.timeout_s) {
       add_warning(m.warnings, "screening timed out");
+      m.stop_reason = "timeout";
       break;
     }
   }
-  m.stop_reason = "budget";
   tally.add(nvml_read());
   tally.fill(m);
   m.sm_clock_mhz = m.sm_clock_min_mhz = m.sm_clock_max_mhz = read_clock_mhz();
   fill_statistics(m);
   m.gpu_time_s = gpu_ms * 1e-3;
   m.wall_time_s = elapsed_s();
+  m.flushes = flushes_ - flushes0;
   return m;
 }
 
 Measurement Timer::measure(const RotatingLaunch& launch) {
   t0_s_ = now_s();
+  const int flushes0 = flushes_;
   Measurement m;
   m.clock_policy = clock_policy();
   Slot slot{&launch};
@@ -358,12 +420,14 @@ Measurement Timer::measure(const RotatingLaunch& launch) {
   fill_statistics(m);
   m.gpu_time_s = rule.gpu_time_s();
   m.wall_time_s = elapsed_s();
+  m.flushes = flushes_ - flushes0;
   return m;
 }
 
 Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::uint64_t seed) {
   if (launches.empty()) throw Error(ErrorKind::invalid_value, "interleave: no kernels");
   t0_s_ = now_s();
+  const int flushes0 = flushes_;
   const std::size_t count = launches.size();
   Interleaved result;
   result.seed = seed;
@@ -387,12 +451,21 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
   std::vector<std::size_t> order(count);
   std::iota(order.begin(), order.end(), 0);
   std::vector<Sample> round(count);
+  std::vector<std::vector<Sample>> pending;  // rounds of the open group, not yet judged by NVML
   NvmlTally tally;
+  // Reasons are current state: a group of rounds is judged by the readings at both of its ends.
   std::uint64_t opening_reasons = tally.add(nvml_read());
-  double kept_gpu_s = 0;
-  int consecutive_throttled = 0;
+  double kept_gpu_s = 0, pending_gpu_s = 0, group_start = now_s();
+  int consecutive_throttled = 0, consecutive_braked = 0;
   constexpr int kMaxRewarms = 5;
   int rewarms = 0;
+  const auto rule_met = [&](int rounds, double gpu_s) {
+    return rounds >= settings_.min_rounds && gpu_s >= settings_.min_round_time_s;
+  };
+  const auto cap_met = [&](int rounds) {
+    return settings_.max_rounds > 0 && rounds >= std::max(settings_.max_rounds, 1);
+  };
+  std::string stop_reason = "timeout";
   while (true) {
     std::shuffle(order.begin(), order.end(), rng);
     bool throttled = false;
@@ -401,34 +474,68 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
       throttled = throttled || is_throttled(round[k].clock_mhz, device_.default_clock_khz,
                                             settings_.throttle_fraction);
     }
-    const std::uint64_t reasons = tally.add(nvml_read());
-    const bool braked = ((reasons | opening_reasons) & kReasonBrakeMask) != 0;
-    opening_reasons = reasons;
-    if (throttled || braked) {
+    if (throttled) {
+      // The probes saw it: this round alone goes. Let the GPU recover (thermal or power), then
+      // bring the clock back up.
       ++result.discarded_rounds;
       for (Measurement& m : result.kernels) {
         ++m.discarded;
-        ++(throttled ? m.discarded_clock : m.discarded_reasons);
+        ++m.discarded_clock;
       }
-      // Let the GPU recover (thermal or power), then bring the clock back up.
       throttle_pause(++consecutive_throttled);
       for (Slot& slot : slots) warm_until_stable(slot);
     } else {
       consecutive_throttled = 0;
-      ++result.rounds;
-      for (std::size_t k = 0; k < count; ++k) {
-        result.kernels[k].samples_us.push_back(round[k].gpu_us);
-        clocks[k].push_back(round[k].clock_mhz);
-        spans[k].push_back(round[k].span_mhz);
-        result.ratios[k].push_back(round[k].gpu_us / round[0].gpu_us);
-        kept_gpu_s += round[k].gpu_us * round[k].launches * 1e-6;
+      pending.push_back(round);
+      for (const Sample& sample : round) pending_gpu_s += sample.gpu_us * sample.launches * 1e-6;
+    }
+    const int would_keep = result.rounds + static_cast<int>(pending.size());
+    const bool group_done = (now_s() - group_start) * 1e3 >= settings_.nvml_round_ms ||
+                            rule_met(would_keep, kept_gpu_s + pending_gpu_s) || cap_met(would_keep);
+    if (group_done) {
+      // NVML is read once per group of rounds (a reading costs far more than a small kernel's
+      // round); brake reasons at either end discard the whole group.
+      const std::uint64_t reasons = tally.add(nvml_read());
+      if ((reasons | opening_reasons) & kReasonBrakeMask) {
+        result.discarded_rounds += static_cast<int>(pending.size());
+        for (Measurement& m : result.kernels) {
+          m.discarded += static_cast<int>(pending.size());
+          m.discarded_reasons += static_cast<int>(pending.size());
+        }
+        if (!pending.empty()) {
+          throttle_pause(++consecutive_braked);
+          for (Slot& slot : slots) warm_until_stable(slot);
+        }
+      } else {
+        consecutive_braked = 0;
+        for (const std::vector<Sample>& kept : pending) {
+          ++result.rounds;
+          for (std::size_t k = 0; k < count; ++k) {
+            result.kernels[k].samples_us.push_back(kept[k].gpu_us);
+            clocks[k].push_back(kept[k].clock_mhz);
+            spans[k].push_back(kept[k].span_mhz);
+            result.ratios[k].push_back(kept[k].gpu_us / kept[0].gpu_us);
+          }
+        }
+        kept_gpu_s += pending_gpu_s;
       }
+      pending.clear();
+      pending_gpu_s = 0;
+      opening_reasons = reasons;
+      if ((reasons & kReasonGpuIdle) && rewarms < kMaxRewarms) {
+        ++rewarms;
+        for (Slot& slot : slots) warm_until_stable(slot);
+      }
+      if (rule_met(result.rounds, kept_gpu_s)) {
+        stop_reason = "rounds";
+        break;
+      }
+      if (cap_met(result.rounds)) {
+        stop_reason = "round_cap";
+        break;
+      }
+      group_start = now_s();
     }
-    if ((reasons & kReasonGpuIdle) && rewarms < kMaxRewarms) {
-      ++rewarms;
-      for (Slot& slot : slots) warm_until_stable(slot);
-    }
-    if (result.rounds >= settings_.min_rounds && kept_gpu_s >= settings_.min_round_time_s) break;
     if (elapsed_s() > settings_.timeout_s) {
       add_warning(result.warnings,
                   fmt::format("interleaving timed out after {} rounds ({} discarded)",
@@ -441,8 +548,6 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
                 "interleaved measurement kept zero rounds (every round was throttled): no time "
                 "is reported");
   }
-  const bool timed_out =
-      result.rounds < settings_.min_rounds || kept_gpu_s < settings_.min_round_time_s;
   for (std::size_t k = 0; k < count; ++k) {
     Measurement& m = result.kernels[k];
     tally.fill(m);
@@ -451,7 +556,8 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
     clock_stats(m, clocks[k], spans[k]);
     fill_statistics(m);
     m.gpu_time_s *= rotate ? slots[k].launch->sets : 1;
-    m.stop_reason = timed_out ? "timeout" : "rounds";
+    m.stop_reason = stop_reason;
+    m.flushes = (flushes_ - flushes0) / static_cast<int>(count);
     m.wall_time_s = elapsed_s();
     if (!result.warnings.empty()) add_warning(m.warnings, result.warnings);
     result.ratio_summary.push_back(summarize_ratios(result.ratios[k]));

@@ -53,17 +53,20 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // Short estimate: one untimed launch, ~screen_warmup_ms of warm-up, then cold samples until
-  // screen_budget_ms of GPU time and screen_min_samples; median. No throttle rule.
+  // Short estimate: one untimed launch, ~screen_warmup_ms of warm-up, then screen_samples cold
+  // samples, fewer once screen_max_ms of wall time is spent (never under screen_min_samples);
+  // median. Samples are enqueued in batches with one synchronization each. No throttle rule.
   Measurement screen(const LaunchFn& launch);
   // Full measurement: warm until the SM clock is stable, cold samples with the clock read around
   // each, throttle rule, NVML reasons per round, stopping rule. Throws sgt::Error(internal) when
   // no sample was accepted.
   Measurement measure(const LaunchFn& launch);
   // Rounds of one cold sample per kernel in a fresh random order (std::mt19937_64 seeded with
-  // `seed`) until min_rounds and min_round_time_s of accepted GPU time (or timeout_s). A round is
-  // kept or discarded whole. Ratios are to kernel 0. Throws sgt::Error(internal) when no round
-  // was kept, sgt::Error(invalid_value) when `launches` is empty.
+  // `seed`) until min_rounds and min_round_time_s of accepted GPU time, or max_rounds, whichever
+  // comes first (or timeout_s). A round is kept or discarded whole: by its clock probes, and by
+  // the NVML reasons read around its group of rounds (nvml_round_ms). Ratios are to kernel 0.
+  // Throws sgt::Error(internal) when no round was kept, sgt::Error(invalid_value) when `launches`
+  // is empty.
   Interleaved interleave(const std::vector<LaunchFn>& launches, std::uint64_t seed);
 
   // The same for launches that take an operand set. With cache "rotate" and at least two sets
@@ -73,6 +76,11 @@ class Timer {
   Measurement screen(const RotatingLaunch& launch);
   Measurement measure(const RotatingLaunch& launch);
   Interleaved interleave(const std::vector<RotatingLaunch>& launches, std::uint64_t seed);
+
+  // GPU time of one L2 flush, us (timed once, on first use).
+  double flush_us();
+  // L2 flushes enqueued so far, over the timer's life.
+  int flushes() const noexcept { return flushes_; }
 
   // SM clock now (probe kernel), MHz; 0 when the probe is unavailable.
   double read_clock_mhz();
@@ -106,6 +114,10 @@ class Timer {
   bool warm_until_stable(Slot& slot);
   // Flush + one launch, or (rotate) one batch of launches over every set.
   Sample cold_sample(Slot& slot, bool rotate, bool probe);
+  // `count` cold samples (no probes) enqueued back to back, one synchronization.
+  std::vector<Sample> cold_samples(Slot& slot, bool rotate, int count);
+  static constexpr int kMaxBatchSamples = 64;
+  void flush();  // L2 flush on the stream, counted
   NvmlReading nvml_read() const;
   void throttle_pause(int consecutive);
   double elapsed_s() const;
@@ -115,6 +127,9 @@ class Timer {
   cudaStream_t stream_;
   L2Flusher flusher_;
   Event start_, stop_;
+  std::vector<Event> batch_events_;  // start/stop pairs of cold_samples()
+  int flushes_ = 0;
+  double flush_us_ = 0;
   std::unique_ptr<ClockProbe> probe_;
   std::unique_ptr<Nvml> nvml_;
   std::unique_ptr<ClockLock> lock_;  // after nvml_: destroyed first

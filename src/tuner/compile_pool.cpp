@@ -43,6 +43,11 @@ void CompilePool::work() {
   }
 }
 
+bool CompilePool::all_started() {
+  std::lock_guard lock(mutex_);
+  return next_ >= jobs_.size();
+}
+
 CompileResult CompilePool::take(std::size_t i) {
   std::unique_lock lock(mutex_);
   ready_.wait(lock, [&] { return results_[i].has_value(); });

@@ -25,6 +25,8 @@ class CompilePool {
   // Blocks until job i is compiled; each result can be taken once.
   CompileResult take(std::size_t i);
   std::size_t size() const { return jobs_.size(); }
+  // Whether every job has been claimed by a worker (the pool's threads are winding down).
+  bool all_started();
 
  private:
   void work();

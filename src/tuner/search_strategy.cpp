@@ -176,16 +176,17 @@ void SearchOrder::propose_family_shares(int first, std::vector<std::size_t>& bat
   }
 }
 
-std::vector<std::size_t> SearchOrder::local_search(const std::map<std::size_t, double>& screened) {
+std::vector<std::size_t> SearchOrder::leader_neighbours(
+    const std::map<std::size_t, double>& screened, std::size_t count) const {
   std::vector<std::pair<double, std::size_t>> fastest;
   for (const auto& [i, us] : screened) fastest.emplace_back(us, i);
   std::sort(fastest.begin(), fastest.end());
   if (fastest.size() > kLeaders) fastest.resize(kLeaders);
 
-  std::vector<std::size_t> batch;
+  std::vector<std::size_t> out;
   // Unmeasured neighbours of the leaders, the best predicted first.
   for (std::size_t i : by_prediction_) {
-    if (batch.size() >= kLocalBatch) break;
+    if (out.size() >= count) break;
     if (proposed_[i]) continue;
     const Candidate& c = candidates_[i].candidate;
     const std::vector<const FamilySpace*> spaces = family_spaces(space_, c.family);
@@ -197,11 +198,17 @@ std::vector<std::size_t> SearchOrder::local_search(const std::map<std::size_t, d
     for (const auto& [us, leader] : fastest) {
       const Candidate& l = candidates_[leader].candidate;
       if (l.family == c.family && neighbours(l)) {
-        propose(i, batch);
+        out.push_back(i);
         break;
       }
     }
   }
+  return out;
+}
+
+std::vector<std::size_t> SearchOrder::local_search(const std::map<std::size_t, double>& screened) {
+  std::vector<std::size_t> batch;
+  for (std::size_t i : leader_neighbours(screened, kLocalBatch)) propose(i, batch);
   // No neighbour left: the rest of the budget follows the model's ranking.
   if (batch.empty()) {
     for (std::size_t i : by_prediction_) {
@@ -210,6 +217,20 @@ std::vector<std::size_t> SearchOrder::local_search(const std::map<std::size_t, d
     }
   }
   return batch;
+}
+
+std::vector<std::size_t> SearchOrder::likely_next(const std::map<std::size_t, double>& screened,
+                                                  std::size_t count) const {
+  if (strategy_ != Strategy::model || !started_ || proposed_count_ >= budget_) return {};
+  count = std::min<std::size_t>(count, static_cast<std::size_t>(budget_ - proposed_count_));
+  std::vector<std::size_t> out = leader_neighbours(screened, count);
+  if (out.empty()) {  // as local_search: the model's ranking when no neighbour is left
+    for (std::size_t i : by_prediction_) {
+      if (out.size() >= count) break;
+      if (!proposed_[i]) out.push_back(i);
+    }
+  }
+  return out;
 }
 
 }  // namespace sgt

@@ -50,6 +50,12 @@ class SearchOrder {
   // measured correctly so far; empty when the search is over.
   std::vector<std::size_t> next_batch(const std::map<std::size_t, double>& screened);
 
+  // A guess at what next_batch will propose (up to count candidates), given the screened times
+  // so far, without proposing anything: the model strategy's local search, for compiling ahead.
+  // Empty for the other strategies, before the first batch and once the budget is spent.
+  std::vector<std::size_t> likely_next(const std::map<std::size_t, double>& screened,
+                                       std::size_t count) const;
+
   int budget() const { return budget_; }  // how many candidates the search measures at most
   int proposed() const { return proposed_count_; }
 
@@ -57,6 +63,9 @@ class SearchOrder {
   void propose(std::size_t i, std::vector<std::size_t>& batch);
   void propose_family_shares(int first, std::vector<std::size_t>& batch);
   std::vector<std::size_t> local_search(const std::map<std::size_t, double>& screened);
+  // Unproposed neighbours of the fastest screened candidates, best predicted first.
+  std::vector<std::size_t> leader_neighbours(const std::map<std::size_t, double>& screened,
+                                             std::size_t count) const;
 
   Strategy strategy_;
   const SearchSpace& space_;

@@ -28,6 +28,7 @@
 #include "measure/timer.hpp"
 #include "tuner/candidate_list.hpp"
 #include "tuner/compile_pool.hpp"
+#include "tuner/compile_prefetcher.hpp"
 #include "tuner/lt_contender.hpp"
 #include "tuner/measurement_record.hpp"
 #include "tuner/search_strategy.hpp"
@@ -57,6 +58,15 @@ DeviceLimits device_limits(const DeviceInfo& d) {
 
 namespace {
 
+// Candidates compiled ahead of the search: about two local-search batches.
+constexpr std::size_t kPrefetchCount = 16;
+
+int compile_threads(const TuneOptions& options) {
+  return options.compile_threads > 0
+             ? options.compile_threads
+             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 // Whether the CUDA context survived: after an illegal address every later call fails.
 bool context_is_broken() {
   const cudaError_t err = cudaDeviceSynchronize();
@@ -80,6 +90,7 @@ struct Tuner::State {
   Timer timer;
   DeviceBuffer<float> workspace;
   CompileCache cache;
+  CompilePrefetcher prefetch;        // after cache: stops before it
   std::unique_ptr<CublasLtGemm> lt;  // when cuBLASLt's algorithms contend
   std::int64_t run_id = 0;
 
@@ -95,6 +106,7 @@ struct Tuner::State {
         utility(device.arch()),
         timer(device, options.settings.measure, stream.get()),
         cache(options.cache_dir),
+        prefetch(cache, device.arch(), std::max(1, compile_threads(options) / 2)),
         lt(options.lt_algos > 0 ? std::make_unique<CublasLtGemm>() : nullptr) {}
 
   // Grows the workspace; a new one starts zeroed (its tile counters must be).
@@ -160,7 +172,9 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
   State& s = *state_;
   const ProblemKey& key = problem.key;
   const Clock::time_point started = Clock::now();
+  const int flushes_at_start = s.timer.flushes();
   ProblemResult result;
+  TimeSpent& spent = result.spent;
   result.problem = key;
   if (const std::string why = validate(key); !why.empty())
     throw Error(ErrorKind::invalid_value, fmt::format("{}: {}", key.to_string(), why));
@@ -218,7 +232,13 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
   const RotatingLaunch cublas_launch = operands.launch([&](cudaStream_t st, const OperandSet& o) {
     s.cublas.sgemm(st, key, alpha, o.a, o.b, beta, o.c);
   });
-  result.cublas_us = s.timer.screen(cublas_launch).median_us;
+  {
+    const Clock::time_point t = Clock::now();
+    const Measurement m = s.timer.screen(cublas_launch);
+    result.cublas_us = m.median_us;
+    spent.screen_samples += static_cast<int>(m.samples_us.size());
+    spent.screen_s += seconds_since(t);
+  }
 
   // The wall-time budget that ends first: this problem's or the run's.
   const bool has_run_deadline = s.options.run_deadline != std::chrono::system_clock::time_point{};
@@ -229,9 +249,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
       return "run time budget reached";
     return {};
   };
-  const int threads = s.options.compile_threads > 0
-                          ? s.options.compile_threads
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = compile_threads(s.options);
+  std::vector<std::size_t> prefetched;  // the last guess handed to the prefetcher
 
   std::map<std::size_t, double> screened;     // correct candidates: screening median
   std::map<std::size_t, std::string> cubins;  // kept for the finalists
@@ -273,7 +292,7 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
       } else {
         const Clock::time_point wait_start = Clock::now();
         CompileResult compiled = pool.take(job_of[b]);
-        result.compile_wait_s += seconds_since(wait_start);
+        spent.compile_wait_s += seconds_since(wait_start);
         const Clock::time_point measure_start = Clock::now();
         const LaunchGeometry geometry = family.geometry(w.candidate.knobs, key);
         const ResourceVerdict resources = check_resources(compiled, geometry, s.limits);
@@ -309,18 +328,23 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
                              key.lda, key.ldb, key.ldc, al, be,    1,     0};
               kernel.launch(geometry, args, st);
             };
+            const Clock::time_point verify_start = Clock::now();
             const CheckResult check = checker.check(gemm, timing_seed + 1000 + i);
+            spent.verify_s += seconds_since(verify_start);
             rec.error = std::max(check.error_beta_zero, check.error_beta);
             rec.message = check.message;
             if (!check.passed) {
               rec.outcome = Outcome::incorrect;
               s.workspace.zero();  // a wrong kernel may have left tile counters behind
             } else {
+              const Clock::time_point screen_start = Clock::now();
               checker.fill_random(timing_seed);
               const Measurement m =
                   s.timer.screen(operands.launch([&](cudaStream_t st, const OperandSet& o) {
                     gemm(st, alpha, o.a, o.b, beta, o.c);
                   }));
+              spent.screen_s += seconds_since(screen_start);
+              spent.screen_samples += static_cast<int>(m.samples_us.size());
               rec.screen = timing_record(m);
               rec.outcome = Outcome::ok;
               screened[i] = m.median_us;
@@ -346,11 +370,22 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
         if (s.options.on_candidate) s.options.on_candidate(rec, false);
         measure_s += seconds_since(measure_start);
       }
+      // Once this batch's compiles are all under way, compile what the search will likely ask
+      // for next, so that the GPU does not wait for it.
+      if (pool.all_started()) {
+        if (std::vector<std::size_t> guess = order.likely_next(screened, kPrefetchCount);
+            guess != prefetched) {
+          std::vector<CompileRequest> requests;
+          for (std::size_t g : guess) requests.push_back({work[g].template_file, work[g].defines});
+          s.prefetch.want(std::move(requests));
+          prefetched = std::move(guess);
+        }
+      }
       p.done = result.measured;
       for (const auto& [c, us] : screened)
         if (p.best_us == 0 || us < p.best_us) p.best_us = us;
       p.elapsed_s = seconds_since(started);
-      p.compile_wait_s = result.compile_wait_s;
+      p.compile_wait_s = spent.compile_wait_s;
       p.measure_s = measure_s;
       if (progress) progress(p);
     }
@@ -369,9 +404,12 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
   const std::size_t n_final =
       std::min<std::size_t>(scored.size(), std::max(1, s.options.settings.measure.finalists));
   LtContender lt;
-  if (s.lt)
+  if (s.lt) {
+    const Clock::time_point t = Clock::now();
     lt = screen_lt_algorithms(*s.lt, key, s.options.lt_algos, checker, s.timer, operands,
                               s.stream.get(), alpha, beta, timing_seed);
+    spent.lt_s += seconds_since(t);
+  }
   std::vector<std::unique_ptr<SgemmKernel>> kernels;
   std::vector<LaunchGeometry> geometries;
   std::vector<RotatingLaunch> launches = {cublas_launch};
@@ -379,7 +417,9 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
     const std::size_t i = scored[f].index;
     const PlannedCandidate& w = work[i];
     if (!cubins.contains(i)) {  // resumed: compile again (the cubin was not kept)
+      const Clock::time_point t = Clock::now();
       CompileResult r = s.cache.compile(w.template_file, w.defines, s.device.arch());
+      spent.compile_wait_s += seconds_since(t);
       if (!r.ok)
         throw Error(ErrorKind::compile, fmt::format("{} no longer compiles:\n{}", w.config, r.log));
       cubins[i] = std::move(r.cubin);
@@ -404,8 +444,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
     }));
   p.stage = "confirm";
   if (progress) progress(p);
+  const Clock::time_point confirm_start = Clock::now();
   checker.fill_random(timing_seed);
   const Interleaved rounds = s.timer.interleave(launches, s.options.seed);
+  spent.confirm_s += seconds_since(confirm_start);
   result.cublas_us = rounds.kernels[0].median_us;
   result.rounds = rounds.rounds;
   result.discarded_rounds = rounds.discarded_rounds;
@@ -472,6 +514,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
   result.tie_band = verdict.tie_band;
   result.reason = verdict.reason;
   result.seconds = seconds_since(started);
+  spent.flushes = s.timer.flushes() - flushes_at_start;
+  spent.flush_s = spent.flushes * s.timer.flush_us() * 1e-6;
   p.stage = "done";
   p.elapsed_s = result.seconds;
   if (progress) progress(p);

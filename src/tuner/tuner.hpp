@@ -60,6 +60,19 @@ struct Progress {
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
+// Where a problem's wall time went. The flush time is the count of L2 flushes times the GPU time
+// of one (timed once per run): it is part of screening's and confirmation's time, not extra.
+struct TimeSpent {
+  double compile_wait_s = 0;  // the GPU thread waiting for NVRTC
+  double verify_s = 0;        // checking candidates against the reference
+  double screen_s = 0;        // screening candidates and cuBLAS
+  double lt_s = 0;            // cuBLASLt's algorithms: checked and screened
+  double confirm_s = 0;       // interleaved rounds of the finalists, cuBLASLt and cuBLAS
+  double flush_s = 0;         // of screen_s and confirm_s: GPU time flushing L2
+  int screen_samples = 0;     // cold samples of every screening
+  int flushes = 0;
+};
+
 struct ProblemResult {
   ProblemKey problem;
   int candidates = 0;  // implementable configurations of the space
@@ -67,7 +80,8 @@ struct ProblemResult {
   int ok = 0, failed = 0, resumed = 0;
   int measured = 0;         // candidates the search took (budget-limited), resumed ones included
   std::string budget_note;  // set when a wall-time budget cut the search short
-  double seconds = 0, compile_wait_s = 0;
+  double seconds = 0;
+  TimeSpent spent;
   std::string family = "cublas", config;  // the winner
   double winner_us = 0;
   double best_candidate_us = 0;  // the project's own best kernel, guard aside

@@ -38,7 +38,7 @@ TEST(CrashIsolation, FaultyCandidatesAreRecordedAndTheRunFinishes) {
   write(dir / "space" / "f1_simt.yaml", f1);
   write(dir / "shapes.csv", "m,n,k\n256,256,256\n");
   write(dir / "settings.yaml",
-        "screen_warmup_ms: 2\nscreen_budget_ms: 5\nmin_rounds: 5\nmin_round_time_s: 0.05\n");
+        "screen_warmup_ms: 2\nscreen_samples: 5\nmin_rounds: 5\nmin_round_time_s: 0.05\n");
 
   const std::string db = (dir / "tuning.db").string();
   const std::string command = fmt::format(

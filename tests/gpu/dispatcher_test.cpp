@@ -303,7 +303,7 @@ TEST(TunerGpu, TunesStoresAndServesAProblem) {
   TuneOptions options;
   options.space_path = testing::source_path("configs/spaces");
   options.max_candidates = 6;
-  options.settings.measure.screen_budget_ms = 10;
+  options.settings.measure.screen_samples = 10;
   options.settings.measure.screen_warmup_ms = 5;
   options.settings.measure.min_rounds = 5;
   options.settings.measure.min_round_time_s = 0.05;

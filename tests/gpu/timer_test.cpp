@@ -193,9 +193,39 @@ TEST_F(TimerTest, ScreenSpinKernel) {
   const Measurement m = timer.screen(spin_->launch(kCycles, blocks));
   print("screen spin 4e5 cycles", m);
   ASSERT_GT(m.sm_clock_mhz, 100);
-  EXPECT_GE(static_cast<int>(m.samples_us.size()), settings_.screen_min_samples);
-  EXPECT_GE(m.gpu_time_s * 1e3, settings_.screen_budget_ms * 0.999);
+  // About 0.25 ms a sample: all screen_samples fit in screen_max_ms.
+  EXPECT_EQ(static_cast<int>(m.samples_us.size()), settings_.screen_samples);
+  EXPECT_EQ(m.stop_reason, "samples");
+  EXPECT_EQ(m.flushes, settings_.screen_samples);
   EXPECT_NEAR(m.median_us, kCycles / m.sm_clock_mhz, 0.05 * kCycles / m.sm_clock_mhz);
+}
+
+TEST_F(TimerTest, ScreenOfALongKernelStopsAtTheWallCap) {
+  settings_.screen_max_ms = 30;
+  Timer timer(device_, settings_, stream_->get());
+  constexpr long long kCycles = 8'000'000;  // about 4-5 ms a sample
+  const auto blocks = static_cast<unsigned>(device_.sm_count);
+  const Measurement m = timer.screen(spin_->launch(kCycles, blocks));
+  print("screen spin 8e6 cycles", m);
+  EXPECT_EQ(m.stop_reason, "wall_cap");
+  EXPECT_GE(static_cast<int>(m.samples_us.size()), settings_.screen_min_samples);
+  EXPECT_LT(static_cast<int>(m.samples_us.size()), settings_.screen_samples);
+  // The cap is checked between batches sized to fit it: at most one batch over.
+  EXPECT_LT(m.wall_time_s, 2.5 * settings_.screen_max_ms * 1e-3 + 0.05);
+}
+
+TEST_F(TimerTest, InterleaveOfSmallKernelsStopsAtTheRoundCap) {
+  settings_.min_round_time_s = 1e3;  // out of reach: the cap must end it
+  settings_.max_rounds = 60;
+  Timer timer(device_, settings_, stream_->get());
+  const LaunchFn a = spin_->launch(2'000, 1);
+  const Interleaved r = timer.interleave({a, a}, 99);
+  print("interleave capped", r.kernels[1]);
+  EXPECT_EQ(r.kernels[0].stop_reason, "round_cap");
+  EXPECT_GE(r.rounds, settings_.max_rounds);
+  EXPECT_LE(r.rounds + r.discarded_rounds, settings_.max_rounds + 1);
+  EXPECT_EQ(r.kernels[1].samples_us.size(), static_cast<std::size_t>(r.rounds));
+  EXPECT_LT(r.kernels[0].wall_time_s, 5.0);
 }
 
 TEST_F(TimerTest, InterleaveSameKernelTwiceGivesRatioOne) {

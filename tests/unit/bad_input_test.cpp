@@ -243,6 +243,9 @@ TEST(BadInput, SettingsAreRejectedWithLineAndReason) {
       {"not YAML", "min_samples: [\n", "m.yaml:2: "},
       {"unknown setting", "min_samples: 20\nmin_sample: 20\n",
        "m.yaml:2: unknown setting 'min_sample'"},
+      {"retired setting", "min_samples: 20\nscreen_budget_ms: 100\n",
+       "m.yaml:2: setting 'screen_budget_ms' is no longer read: screening is sized by "
+       "screen_samples and screen_max_ms"},
       {"non-scalar key", "? [min_samples]\n: 20\n", "m.yaml:1: setting names must be scalars"},
       {"word for a count", "min_samples: many\n",
        "m.yaml:1: setting 'min_samples' has an invalid value 'many'"},

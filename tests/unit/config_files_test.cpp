@@ -163,5 +163,27 @@ TEST(TuningSettings, ParsesAndRejectsUnknownKeys) {
   EXPECT_NO_THROW(load_tuning_settings(testing::source_path("configs/measure.yaml")));
 }
 
+// configs/measure.yaml says its values are the struct's defaults: a user who runs with the file
+// and one who runs without it get the same budgets.
+TEST(TuningSettings, ShippedFileHoldsTheDefaults) {
+  const MeasureSettings shipped =
+      load_tuning_settings(testing::source_path("configs/measure.yaml")).measure;
+  const MeasureSettings defaults;
+  EXPECT_DOUBLE_EQ(shipped.screen_warmup_ms, defaults.screen_warmup_ms);
+  EXPECT_EQ(shipped.screen_samples, defaults.screen_samples);
+  EXPECT_DOUBLE_EQ(shipped.screen_max_ms, defaults.screen_max_ms);
+  EXPECT_EQ(shipped.screen_min_samples, defaults.screen_min_samples);
+  EXPECT_EQ(shipped.min_samples, defaults.min_samples);
+  EXPECT_DOUBLE_EQ(shipped.min_time_s, defaults.min_time_s);
+  EXPECT_DOUBLE_EQ(shipped.max_noise, defaults.max_noise);
+  EXPECT_DOUBLE_EQ(shipped.timeout_s, defaults.timeout_s);
+  EXPECT_EQ(shipped.finalists, defaults.finalists);
+  EXPECT_EQ(shipped.min_rounds, defaults.min_rounds);
+  EXPECT_DOUBLE_EQ(shipped.min_round_time_s, defaults.min_round_time_s);
+  EXPECT_EQ(shipped.max_rounds, defaults.max_rounds);
+  EXPECT_EQ(shipped.clock_policy, defaults.clock_policy);
+  EXPECT_EQ(shipped.cache, defaults.cache);
+}
+
 }  // namespace
 }  // namespace sgt

@@ -201,6 +201,31 @@ TEST_F(SearchOrderTest, LocalSearchFindsTheTrueOptimumTheModelMissed) {
   EXPECT_NE(std::find(all.begin(), all.end(), index_of(4, 8)), all.end());
 }
 
+TEST_F(SearchOrderTest, TheGuessForCompilingAheadIsWhatTheNextBatchProposes) {
+  const auto truth = [](const PlannedCandidate& c) {
+    const int a = c.candidate.knobs.at("A"), b = c.candidate.knobs.at("B");
+    return 100.0 + std::abs(a - 4) * 10 + std::abs(b - 8) * 3;
+  };
+  SearchOrder order(Strategy::model, space_, candidates_, 16, 1);
+  std::map<std::size_t, double> screened;
+  EXPECT_TRUE(order.likely_next(screened, 8).empty());  // before the first batch
+  int local_batches = 0;
+  for (auto batch = order.next_batch(screened); !batch.empty();) {
+    for (std::size_t i : batch) screened[i] = truth(candidates_[i]);
+    const std::vector<std::size_t> guess = order.likely_next(screened, 64);
+    const int proposed = order.proposed();
+    batch = order.next_batch(screened);
+    if (batch.empty()) break;
+    ++local_batches;
+    // With the same screened times the guess holds the batch, best predicted first.
+    ASSERT_GE(guess.size(), batch.size());
+    EXPECT_TRUE(std::equal(batch.begin(), batch.end(), guess.begin()));
+    EXPECT_LE(static_cast<int>(guess.size()), 16 - proposed);
+  }
+  EXPECT_GT(local_batches, 0);
+  EXPECT_TRUE(order.likely_next(screened, 8).empty());  // the budget is spent
+}
+
 TEST_F(SearchOrderTest, ABudgetOfEverythingMeasuresEverything) {
   SearchOrder order(Strategy::model, space_, candidates_, 0, 1);
   EXPECT_EQ(run(order, [](const PlannedCandidate& c) { return c.predicted_us; }).size(), 20u);

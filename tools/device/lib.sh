@@ -3,7 +3,7 @@
 # visit_setup WORK: $out ($OUT), an empty results folder $res (packed into one tarball at the end,
 # since a device command returns at most 8 files), the work folder WORK ($work) with the compile
 # cache, and the environment that runs the packed binaries of .device-dist ($dist, $space, and
-# the short screening of $settings; the tests that run the tuner find it through
+# the shipped measurement settings $settings; the tests that run the tuner find it through
 # SGEMM_TUNE_BINARY).
 visit_setup() {
   out=${OUT:-/tmp/sgemm-out}
@@ -17,7 +17,7 @@ visit_setup() {
   export PATH=$dist/bin:$PATH
   export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
   space=$dist/configs/spaces
-  settings=tools/device/screen_fast.yaml
+  settings=configs/measure.yaml
 }
 
 # timed NAME COMMAND...: stdout to $res/NAME.json, stderr to $res/NAME.log, wall time to NAME.time.
@@ -105,7 +105,7 @@ shapes() {
   echo "$res/$name.csv"
 }
 
-# settings_with NAME KEY=VALUE...: the short screening of $settings with each KEY set to VALUE,
+# settings_with NAME KEY=VALUE...: the settings of $settings with each KEY set to VALUE,
 # as $res/NAME.yaml; prints its path.
 settings_with() {
   local file=$res/$1.yaml kv; shift

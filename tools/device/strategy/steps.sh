@@ -1,6 +1,5 @@
 # The default search (model strategy, 128 candidates) against the exhaustive search, and the
-# tuning engine's costs, with the short screening of tools/device/screen_fast.yaml for every
-# strategy alike. Compare two runs with tools/bench/compare_strategies.py DEFAULT.json
+# tuning engine's costs, with the shipped measurement settings for every strategy alike. Compare two runs with tools/bench/compare_strategies.py DEFAULT.json
 # EXHAUSTIVE.json; replay a strategy over the exhaustive database without a GPU with
 # build/tools/bench/strategy_replay --db EXHAUSTIVE.db.
 #   default (default): the public suite tuned cold (fresh database and compile cache), the same
