@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Tuning cost of `sgemm-tune tune --json` runs, and winner quality between two databases.
+
+  tuning_cost.py time TUNE.json [TUNE2.json ...]
+      per-problem seconds (a run resumed in parts: give every part; problems a later part found
+      already tuned are skipped): median, maximum, problems over 30 s, the median of problems whose
+      cuBLAS time is under 20 us, and where the time went.
+  tuning_cost.py compare NEW.bench.json OLD.bench.json [NEW2.bench.json]
+      `sgemm-tune bench --json` of the same shapes on two databases: the geomean of the tuned times
+      relative to cuBLAS timed in the same run (new over old), and with a second bench of NEW
+      the largest change of a problem's ratio between the two processes.
+"""
+import json
+import math
+import statistics
+import sys
+
+PARTS = ["compile_wait_s", "verify_s", "screen_s", "lt_s", "confirm_s", "flush_s"]
+
+
+def load_tune(paths):
+    rows = {}
+    for path in paths:
+        with open(path) as f:
+            for r in json.load(f):
+                if not r.get("already_tuned"):
+                    rows[r["problem"]] = r
+    return list(rows.values())
+
+
+def time_report(paths):
+    rows = load_tune(paths)
+    secs = [r["seconds"] for r in rows]
+    small = [r["seconds"] for r in rows if r["cublas_us"] < 20]
+    print(f"problems tuned: {len(rows)}")
+    print(f"seconds per problem: median {statistics.median(secs):.1f}, mean "
+          f"{statistics.mean(secs):.1f}, max {max(secs):.1f}, total {sum(secs):.0f}")
+    print(f"problems over 30 s: {sum(s > 30 for s in secs)}; over 10 s: {sum(s > 10 for s in secs)}")
+    if small:
+        print(f"cuBLAS under 20 us: {len(small)} problems, median {statistics.median(small):.1f} s, "
+              f"max {max(small):.1f} s")
+    total = {p: sum(r.get("time_spent", {}).get(p, 0) for r in rows) for p in PARTS}
+    print("where the time went (sum over problems, s): " +
+          ", ".join(f"{p} {v:.0f}" for p, v in total.items()))
+    print("\n| problem | cuBLAS us | s | compile wait | verify | screen | cuBLASLt | rounds | flush | winner |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in sorted(rows, key=lambda r: -r["seconds"]):
+        t = r.get("time_spent", {})
+        print(f"| {r['problem'].split(' lda')[0]} | {r['cublas_us']:.1f} | {r['seconds']:.1f} | "
+              + " | ".join(f"{t.get(p, 0):.1f}" for p in PARTS[:5])
+              + f" ({r['rounds']}) | {t.get('flush_s', 0):.1f} | {r['family']} |")
+
+
+def ratios(path):
+    with open(path) as f:
+        return {p["problem"]: p["ratio"] for p in json.load(f)["problems"]}
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def compare(new_path, old_path, again_path=None):
+    new, old = ratios(new_path), ratios(old_path)
+    common = sorted(set(new) & set(old))
+    # ratio = cuBLAS time / tuned time; tuned new / tuned old = old ratio / new ratio.
+    rel = [old[p] / new[p] for p in common]
+    print(f"{len(common)} problems; new winners' time over old winners' (each against cuBLAS in its "
+          f"own run), geomean {geomean(rel):.4f}")
+    for p in common:
+        print(f"  {p.split(' lda')[0]}: ratio new {new[p]:.3f}, old {old[p]:.3f}")
+    if again_path:
+        again = ratios(again_path)
+        both = sorted(set(new) & set(again))
+        change = [abs(again[p] / new[p] - 1) for p in both]
+        print(f"repeatability over two processes: largest ratio change {100 * max(change):.2f}%, "
+              f"median {100 * statistics.median(change):.2f}%")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "time":
+        time_report(sys.argv[2:])
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "compare":
+        compare(*sys.argv[2:])
+    else:
+        sys.exit(__doc__)
