@@ -1,26 +1,19 @@
-// Queries of the tuning store and its JSON text dumps. Every value reaches SQLite as a bound
-// parameter; every write is its own IMMEDIATE transaction (retried when another tuner holds it).
+// Queries of the tuning store, and its rows to and from the records of a text dump (written and
+// read in db/json_dump.cpp). Every value reaches SQLite as a bound parameter; every write is its
+// own IMMEDIATE transaction (retried when another tuner holds it).
 #include "db/tuning_store.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cmath>
 #include <ctime>
-#include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "db/json_dump.hpp"
 
 namespace sgt {
 namespace {
-
-using json = nlohmann::json;
-using ordered_json = nlohmann::ordered_json;
-
-constexpr const char* dump_format = "sgemm-tune-db";
-constexpr int dump_version = 1;
 
 std::string now_utc() {
   using namespace std::chrono;
@@ -466,265 +459,6 @@ ON CONFLICT (problem_id, gpu_name, gpu_arch, gpu_sm_count) DO UPDATE SET
       winner_;
 };
 
-// ---------------------------------------------------------------------------------------------
-// Text dumps
-
-// JSON has no infinities or NaN; they travel as strings.
-ordered_json json_number(double v) {
-  if (std::isfinite(v)) return v;
-  if (std::isnan(v)) return "nan";
-  return v > 0 ? "inf" : "-inf";
-}
-
-ordered_json json_optional(const std::optional<double>& v) {
-  return v ? json_number(*v) : ordered_json(nullptr);
-}
-
-ordered_json problem_json(const ProblemKey& p) {
-  return {{"transa", std::string(1, op_char(p.transa))},
-          {"transb", std::string(1, op_char(p.transb))},
-          {"m", p.m},
-          {"n", p.n},
-          {"k", p.k},
-          {"lda", p.lda},
-          {"ldb", p.ldb},
-          {"ldc", p.ldc},
-          {"align", p.align}};
-}
-
-// Only the fields observed; null when nothing was (older rows).
-ordered_json conditions_json(const MeasureConditions& m) {
-  ordered_json out = ordered_json::object();
-  auto put = [&](const char* key, const std::optional<double>& v) {
-    if (v) out[key] = json_number(*v);
-  };
-  put("sm_clock_min_mhz", m.sm_clock_min_mhz);
-  put("sm_clock_max_mhz", m.sm_clock_max_mhz);
-  put("nvml_sm_clock_mhz", m.nvml_sm_clock_mhz);
-  put("power_mw", m.power_mw);
-  put("temperature_c", m.temperature_c);
-  if (m.clock_reasons) out["clock_reasons"] = *m.clock_reasons;
-  if (!m.cache.empty()) out["cache"] = m.cache;
-  return out.empty() ? ordered_json(nullptr) : out;
-}
-
-ordered_json timing_json(const std::optional<TimingRecord>& t) {
-  if (!t) return nullptr;
-  ordered_json out = {{"median_us", json_number(t->median_us)},
-                      {"min_us", json_number(t->min_us)},
-                      {"mean_us", json_number(t->mean_us)},
-                      {"stdev_us", json_number(t->stdev_us)},
-                      {"samples", t->samples},
-                      {"discarded", t->discarded},
-                      {"sm_clock_mhz", json_number(t->sm_clock_mhz)}};
-  if (ordered_json c = conditions_json(t->conditions); !c.is_null()) out["conditions"] = c;
-  return out;
-}
-
-constexpr char base64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string base64_encode(const std::vector<unsigned char>& data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < data.size(); i += 3) {
-    const std::size_t left = data.size() - i;
-    const unsigned v =
-        (data[i] << 16) | (left > 1 ? data[i + 1] << 8 : 0) | (left > 2 ? data[i + 2] : 0);
-    out += base64_alphabet[(v >> 18) & 63];
-    out += base64_alphabet[(v >> 12) & 63];
-    out += left > 1 ? base64_alphabet[(v >> 6) & 63] : '=';
-    out += left > 2 ? base64_alphabet[v & 63] : '=';
-  }
-  return out;
-}
-
-// Strict: whole groups of four, padding only at the end. Returns false on anything else.
-bool base64_decode(std::string_view text, std::vector<unsigned char>& out) {
-  if (text.size() % 4 != 0) return false;
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  out.clear();
-  out.reserve(text.size() / 4 * 3);
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=' && text[i + 3] == '=') : 0;
-    unsigned v = 0;
-    for (int j = 0; j < 4; ++j) {
-      const int d = j >= 4 - pad ? 0 : value(text[i + j]);
-      if (d < 0) return false;
-      v = (v << 6) | static_cast<unsigned>(d);
-    }
-    out.push_back(static_cast<unsigned char>(v >> 16));
-    if (pad < 2) out.push_back(static_cast<unsigned char>((v >> 8) & 0xff));
-    if (pad < 1) out.push_back(static_cast<unsigned char>(v & 0xff));
-  }
-  return true;
-}
-
-// Writes one array with a record per line; compact records keep a diff to the changed rows.
-void append_array(std::string& out, const char* name, const std::vector<ordered_json>& rows,
-                  bool last) {
-  out += fmt::format("\"{}\": [", name);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    out += i == 0 ? "\n" : ",\n";
-    // Invalid UTF-8 (a compiler log can carry any bytes) becomes U+FFFD rather than an error.
-    out += rows[i].dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-  }
-  out += rows.empty() ? "]" : "\n]";
-  out += last ? "\n" : ",\n";
-}
-
-[[noreturn]] void malformed(const std::string& where, std::string_view what) {
-  throw Error(ErrorKind::invalid_value, fmt::format("import: {}: {}", where, what));
-}
-
-// One JSON object of the dump, with the path used in error messages ("candidates[3]").
-class Fields {
- public:
-  Fields(const json& object, std::string path) : object_(object), path_(std::move(path)) {
-    if (!object_.is_object()) malformed(path_, "expected an object");
-  }
-
-  const std::string& path() const { return path_; }
-  std::string where(const char* key) const { return fmt::format("{}.{}", path_, key); }
-
-  bool has(const char* key) const {
-    const auto it = object_.find(key);
-    return it != object_.end() && !it->is_null();
-  }
-
-  const json& field(const char* key) const {
-    const auto it = object_.find(key);
-    if (it == object_.end()) malformed(where(key), "missing");
-    return *it;
-  }
-
-  std::string text(const char* key) const {
-    const json& v = field(key);
-    if (!v.is_string()) malformed(where(key), "expected a string");
-    return v.get<std::string>();
-  }
-
-  long long integer(const char* key, long long min = std::numeric_limits<int>::min(),
-                    long long max = std::numeric_limits<int>::max()) const {
-    const json& v = field(key);
-    if (!v.is_number_integer()) malformed(where(key), "expected an integer");
-    if (v.is_number_unsigned() &&
-        v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<long long>::max()))
-      malformed(where(key), "out of range");
-    const long long value = v.get<long long>();
-    if (value < min || value > max)
-      malformed(where(key), fmt::format("{} is out of range [{}, {}]", value, min, max));
-    return value;
-  }
-
-  std::uint64_t unsigned_integer(const char* key) const {
-    const json& v = field(key);
-    if (!v.is_number_unsigned()) malformed(where(key), "expected a non-negative integer");
-    return v.get<std::uint64_t>();
-  }
-
-  double number(const char* key) const { return number_value(field(key), where(key)); }
-
-  std::optional<double> optional_number(const char* key) const {
-    if (!has(key)) return std::nullopt;
-    return number(key);
-  }
-
-  // A position in one of the dump's arrays.
-  std::size_t index(const char* key, std::size_t size, const char* array) const {
-    const long long i = integer(key, 0, std::numeric_limits<int>::max());
-    if (static_cast<std::size_t>(i) >= size)
-      malformed(where(key),
-                fmt::format("{} is past the end of \"{}\" ({} entries)", i, array, size));
-    return static_cast<std::size_t>(i);
-  }
-
-  ProblemKey problem(const char* key) const {
-    const Fields p(field(key), where(key));
-    ProblemKey out;
-    out.transa = p.op("transa");
-    out.transb = p.op("transb");
-    out.m = static_cast<int>(p.integer("m", 0));
-    out.n = static_cast<int>(p.integer("n", 0));
-    out.k = static_cast<int>(p.integer("k", 0));
-    out.lda = static_cast<int>(p.integer("lda", 1));
-    out.ldb = static_cast<int>(p.integer("ldb", 1));
-    out.ldc = static_cast<int>(p.integer("ldc", 1));
-    out.align = static_cast<int>(p.integer("align"));
-    const std::string reason = validate(out);
-    if (!reason.empty()) malformed(where(key), reason);
-    return out;
-  }
-
-  std::optional<TimingRecord> timing(const char* key) const {
-    if (!has(key)) return std::nullopt;
-    const Fields t(field(key), where(key));
-    TimingRecord out;
-    out.median_us = t.number("median_us");
-    out.min_us = t.number("min_us");
-    out.mean_us = t.number("mean_us");
-    out.stdev_us = t.number("stdev_us");
-    out.samples = static_cast<int>(t.integer("samples", 0));
-    out.discarded = static_cast<int>(t.integer("discarded", 0));
-    out.sm_clock_mhz = t.number("sm_clock_mhz");
-    out.conditions = t.conditions("conditions").value_or(MeasureConditions{});
-    return out;
-  }
-
-  // Every field optional: dumps written before version 3, or without NVML, lack some.
-  std::optional<MeasureConditions> conditions(const char* key) const {
-    if (!has(key)) return std::nullopt;
-    const Fields f(field(key), where(key));
-    MeasureConditions out;
-    out.sm_clock_min_mhz = f.optional_number("sm_clock_min_mhz");
-    out.sm_clock_max_mhz = f.optional_number("sm_clock_max_mhz");
-    out.nvml_sm_clock_mhz = f.optional_number("nvml_sm_clock_mhz");
-    out.power_mw = f.optional_number("power_mw");
-    out.temperature_c = f.optional_number("temperature_c");
-    if (f.has("clock_reasons")) out.clock_reasons = f.unsigned_integer("clock_reasons");
-    if (f.has("cache")) out.cache = f.text("cache");
-    return out;
-  }
-
- private:
-  static double number_value(const json& v, const std::string& where) {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) {
-      const auto& s = v.get_ref<const std::string&>();
-      if (s == "inf") return std::numeric_limits<double>::infinity();
-      if (s == "-inf") return -std::numeric_limits<double>::infinity();
-      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-    }
-    malformed(where, "expected a number");
-  }
-
-  Op op(const char* key) const {
-    const std::string s = text(key);
-    if (s != "N" && s != "T") malformed(where(key), fmt::format("'{}' is not \"N\" or \"T\"", s));
-    return parse_op(s[0]);
-  }
-
-  const json& object_;
-  std::string path_;
-};
-
-// An optional top-level array of the dump; missing means empty.
-const json& dump_array(const json& doc, const char* key) {
-  static const json empty = json::array();
-  const auto it = doc.find(key);
-  if (it == doc.end() || it->is_null()) return empty;
-  if (!it->is_array()) malformed(key, "expected an array");
-  return *it;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -913,8 +647,9 @@ std::string TuningStore::export_json(const ExportOptions& options) {
   // One read transaction: a consistent snapshot even while a tuner is writing.
   Transaction snapshot(db_, Transaction::Kind::deferred);
 
+  // Rows refer to each other by id; the dump by position.
   std::map<std::int64_t, std::size_t> gpu_index, software_index, run_index;
-  std::vector<ordered_json> gpus, software, runs, candidates, winners;
+  Dump dump;
 
   // A winners-only dump holds just the GPUs and software its winners were tuned with (units a
   // later retune no longer refers to would otherwise pile up in a shipped file).
@@ -925,22 +660,16 @@ std::string TuningStore::export_json(const ExportOptions& options) {
   Statement g(db_, "SELECT id, name, uuid, arch, sm_count, l2_bytes, default_clock_mhz FROM gpus" +
                        gpu_filter + " ORDER BY name, arch, sm_count, uuid");
   while (g.step()) {
-    gpu_index[g.column_int64(0)] = gpus.size();
-    gpus.push_back({{"name", g.column_text(1)},
-                    {"uuid", g.column_text(2)},
-                    {"arch", g.column_text(3)},
-                    {"sm_count", g.column_int(4)},
-                    {"l2_bytes", g.column_int64(5)},
-                    {"default_clock_mhz", g.column_int(6)}});
+    gpu_index[g.column_int64(0)] = dump.gpus.size();
+    dump.gpus.push_back({g.column_text(1), g.column_text(2), g.column_text(3), g.column_int(4),
+                         g.column_int64(5), g.column_int(6)});
   }
   Statement sw(db_, "SELECT id, driver, runtime, nvrtc, cublas FROM software" + software_filter +
                         " ORDER BY driver, runtime, nvrtc, cublas");
   while (sw.step()) {
-    software_index[sw.column_int64(0)] = software.size();
-    software.push_back({{"driver", sw.column_text(1)},
-                        {"runtime", sw.column_text(2)},
-                        {"nvrtc", sw.column_text(3)},
-                        {"cublas", sw.column_text(4)}});
+    software_index[sw.column_int64(0)] = dump.software.size();
+    dump.software.push_back(
+        {sw.column_text(1), sw.column_text(2), sw.column_text(3), sw.column_text(4)});
   }
 
   if (options.include_candidates) {
@@ -948,17 +677,9 @@ std::string TuningStore::export_json(const ExportOptions& options) {
                          " FROM runs r ORDER BY r.started_at, r.host, r.command, r.id");
     while (r.step()) {
       const RunRecord run = read_run(r);
-      run_index[run.id] = runs.size();
-      runs.push_back({{"started_at", run.started_at},
-                      {"finished_at", run.finished_at},
-                      {"status", run.status},
-                      {"host", run.host},
-                      {"command", run.command},
-                      {"clock_policy", run.clock_policy},
-                      {"seed", run.seed},
-                      {"notes", run.notes},
-                      {"gpu", gpu_index.at(r.column_int64(9))},
-                      {"software", software_index.at(r.column_int64(10))}});
+      run_index[run.id] = dump.runs.size();
+      dump.runs.push_back(
+          {run, gpu_index.at(r.column_int64(9)), software_index.at(r.column_int64(10))});
     }
 
     Statement c(db_, "SELECT " + candidate_columns() +
@@ -969,116 +690,35 @@ std::string TuningStore::export_json(const ExportOptions& options) {
                          ", g.name, g.arch, g.sm_count, g.uuid, s.driver, s.runtime, s.nvrtc, "
                          "s.cublas, c.family, c.config, c.template_hash");
     while (c.step()) {
-      const CandidateRecord rec = read_candidate(c);
-      ordered_json row = {
-          {"problem", problem_json(rec.problem)},
-          {"gpu", gpu_index.at(c.column_int64(candidate_column_count))},
-          {"software", software_index.at(c.column_int64(candidate_column_count + 1))},
-          {"run", rec.run_id == 0 ? ordered_json(nullptr) : ordered_json(run_index.at(rec.run_id))},
-          {"family", rec.family},
-          {"config", rec.config},
-          {"template_hash", rec.template_hash},
-          {"compile_options", rec.compile_options},
-          {"outcome", outcome_name(rec.outcome)},
-          {"message", rec.message},
-          {"registers", rec.registers},
-          {"spill_bytes", rec.spill_bytes},
-          {"smem_bytes", rec.smem_bytes},
-          {"screen", timing_json(rec.screen)},
-          {"final", timing_json(rec.final)},
-          {"cublas_us", json_optional(rec.cublas_us)},
-          {"error", json_optional(rec.error)}};
-      if (rec.cublas_conditions) {
-        if (ordered_json cc = conditions_json(*rec.cublas_conditions); !cc.is_null())
-          row["cublas_conditions"] = cc;
-      }
-      candidates.push_back(std::move(row));
+      DumpCandidate d;
+      d.candidate = read_candidate(c);
+      d.gpu = gpu_index.at(c.column_int64(candidate_column_count));
+      d.software = software_index.at(c.column_int64(candidate_column_count + 1));
+      if (d.candidate.run_id != 0) d.run = run_index.at(d.candidate.run_id);
+      dump.candidates.push_back(std::move(d));
     }
   }
 
+  // Cubins are read only when asked for: the dump writes every cubin it is given.
   Statement w(db_, "SELECT " + winner_columns() + ", w.gpu_id, w.software_id" + winner_joins +
                        winner_order);
   w.bind(":with_cubins", options.include_cubins ? 1 : 0);
-  while (w.step()) {
-    const WinnerRecord rec = read_winner(w);
-    ordered_json row = {{"problem", problem_json(rec.problem)},
-                        {"gpu", gpu_index.at(w.column_int64(winner_column_count))},
-                        {"software", software_index.at(w.column_int64(winner_column_count + 1))},
-                        {"family", rec.family},
-                        {"config", rec.config},
-                        {"template_hash", rec.template_hash},
-                        {"compile_options", rec.compile_options},
-                        {"time_us", json_number(rec.time_us)},
-                        {"cublas_us", json_number(rec.cublas_us)},
-                        {"tie_band", json_number(rec.tie_band)},
-                        {"cubin_arch", rec.cubin_arch},
-                        {"updated_at", rec.updated_at}};
-    if (options.include_cubins && !rec.cubin.empty()) row["cubin"] = base64_encode(rec.cubin);
-    winners.push_back(std::move(row));
-  }
+  while (w.step())
+    dump.winners.push_back({read_winner(w), gpu_index.at(w.column_int64(winner_column_count)),
+                            software_index.at(w.column_int64(winner_column_count + 1))});
 
-  std::string out = "{\n";
-  out += fmt::format("\"format\": \"{}\",\n\"version\": {},\n\"schema_version\": {},\n",
-                     dump_format, dump_version, Database::schema_version());
-  append_array(out, "gpus", gpus, false);
-  append_array(out, "software", software, false);
-  if (options.include_candidates) {
-    append_array(out, "runs", runs, false);
-    append_array(out, "candidates", candidates, false);
-  }
-  append_array(out, "winners", winners, true);
-  out += "}\n";
-  return out;
+  return write_dump_json(dump, Database::schema_version(), options.include_candidates);
 }
 
 ImportSummary TuningStore::import_json(std::string_view text) {
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    throw Error(ErrorKind::invalid_value, fmt::format("import: not valid JSON: {}", e.what()));
-  }
-  const Fields top(doc, "dump");
-  if (!top.has("format") || top.text("format") != dump_format)
-    malformed("dump.format", fmt::format("expected \"{}\"", dump_format));
-  const long long version = top.integer("version");
-  if (version != dump_version)
-    malformed("dump.version", fmt::format("version {} is not supported (this build reads {})",
-                                          version, dump_version));
-  const json& gpus = dump_array(doc, "gpus");
-  const json& software = dump_array(doc, "software");
-  const json& runs = dump_array(doc, "runs");
-  const json& candidates = dump_array(doc, "candidates");
-  const json& winners = dump_array(doc, "winners");
+  // Checked whole before the write transaction begins: malformed input writes nothing.
+  const Dump dump = read_dump_json(text);
 
-  // All or nothing: a malformed record rolls back everything before it.
   return db_.write_transaction([&] {
-    ImportSummary summary;
     Writer w(db_);
     std::vector<std::int64_t> gpu_ids, software_ids, run_ids;
-    std::vector<GpuRecord> gpu_records;
-    std::vector<SoftwareRecord> software_records;
-
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      const Fields f(gpus[i], fmt::format("gpus[{}]", i));
-      GpuRecord g;
-      g.name = f.text("name");
-      g.uuid = f.text("uuid");
-      g.arch = f.text("arch");
-      g.sm_count = static_cast<int>(f.integer("sm_count", 0));
-      g.l2_bytes = f.integer("l2_bytes", 0, std::numeric_limits<long long>::max());
-      g.default_clock_mhz = static_cast<int>(f.integer("default_clock_mhz", 0));
-      gpu_ids.push_back(w.gpu(g));
-      gpu_records.push_back(g);
-      ++summary.gpus;
-    }
-    for (std::size_t i = 0; i < software.size(); ++i) {
-      const Fields f(software[i], fmt::format("software[{}]", i));
-      SoftwareRecord s{f.text("driver"), f.text("runtime"), f.text("nvrtc"), f.text("cublas")};
-      software_ids.push_back(w.software(s));
-      software_records.push_back(s);
-      ++summary.software;
-    }
+    for (const GpuRecord& g : dump.gpus) gpu_ids.push_back(w.gpu(g));
+    for (const SoftwareRecord& s : dump.software) software_ids.push_back(w.software(s));
 
     // Runs have no natural key in the schema; the same provenance means the same run.
     Statement find_run(db_,
@@ -1093,20 +733,10 @@ ImportSummary TuningStore::import_json(std::string_view text) {
                          "clock_policy, seed, notes, gpu_id, software_id) VALUES (:started_at, "
                          ":finished_at, :status, :host, :command, :clock_policy, :seed, :notes, "
                          ":gpu_id, :software_id) RETURNING id");
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const Fields f(runs[i], fmt::format("runs[{}]", i));
-      RunRecord r;
-      r.started_at = f.text("started_at");
-      r.finished_at = f.text("finished_at");
-      r.status = f.text("status");
-      r.host = f.text("host");
-      r.command = f.text("command");
-      r.clock_policy = f.text("clock_policy");
-      r.seed = f.unsigned_integer("seed");
-      r.notes = f.text("notes");
-      const std::int64_t gpu_id = gpu_ids[f.index("gpu", gpu_ids.size(), "gpus")];
-      const std::int64_t software_id =
-          software_ids[f.index("software", software_ids.size(), "software")];
+    for (const DumpRun& d : dump.runs) {
+      const RunRecord& r = d.run;
+      const std::int64_t gpu_id = gpu_ids[d.gpu];
+      const std::int64_t software_id = software_ids[d.software];
       find_run.reset();
       find_run.bind(":started_at", r.started_at)
           .bind(":host", r.host)
@@ -1140,38 +770,13 @@ ImportSummary TuningStore::import_json(std::string_view text) {
         run_ids.push_back(insert_run.column_int64(0));
         insert_run.run();
       }
-      ++summary.runs;
     }
 
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      const Fields f(candidates[i], fmt::format("candidates[{}]", i));
-      CandidateRecord c;
-      c.problem = f.problem("problem");
-      const std::int64_t gpu_id = gpu_ids[f.index("gpu", gpu_ids.size(), "gpus")];
-      const std::int64_t software_id =
-          software_ids[f.index("software", software_ids.size(), "software")];
+    for (const DumpCandidate& d : dump.candidates) {
       std::optional<std::int64_t> run_id;
-      if (f.has("run")) run_id = run_ids[f.index("run", run_ids.size(), "runs")];
-      c.family = f.text("family");
-      c.config = f.text("config");
-      c.template_hash = f.text("template_hash");
-      c.compile_options = f.text("compile_options");
-      try {
-        c.outcome = parse_outcome(f.text("outcome"));
-      } catch (const Error& e) {
-        malformed(f.where("outcome"), e.what());
-      }
-      c.message = f.text("message");
-      c.registers = static_cast<int>(f.integer("registers", 0));
-      c.spill_bytes = static_cast<int>(f.integer("spill_bytes", 0));
-      c.smem_bytes = static_cast<int>(f.integer("smem_bytes", 0));
-      c.screen = f.timing("screen");
-      c.final = f.timing("final");
-      c.cublas_us = f.optional_number("cublas_us");
-      c.error = f.optional_number("error");
-      c.cublas_conditions = f.conditions("cublas_conditions");
-      w.candidate(run_id, w.problem(c.problem), gpu_id, software_id, c);
-      ++summary.candidates;
+      if (d.run) run_id = run_ids[*d.run];
+      w.candidate(run_id, w.problem(d.candidate.problem), gpu_ids[d.gpu], software_ids[d.software],
+                  d.candidate);
     }
 
     Statement find_candidate(db_,
@@ -1179,40 +784,28 @@ ImportSummary TuningStore::import_json(std::string_view text) {
                              "gpu_id = :gpu_id AND software_id = :software_id AND "
                              "family = :family AND config = :config AND "
                              "template_hash = :template_hash");
-    for (std::size_t i = 0; i < winners.size(); ++i) {
-      const Fields f(winners[i], fmt::format("winners[{}]", i));
-      WinnerRecord r;
-      r.problem = f.problem("problem");
-      const std::size_t g = f.index("gpu", gpu_ids.size(), "gpus");
-      const std::size_t s = f.index("software", software_ids.size(), "software");
-      r.gpu = gpu_records[g];
-      r.software = software_records[s];
-      r.family = f.text("family");
-      if (r.family.empty()) malformed(f.where("family"), "empty");
-      r.config = f.text("config");
-      r.template_hash = f.text("template_hash");
-      r.compile_options = f.text("compile_options");
-      r.time_us = f.number("time_us");
-      r.cublas_us = f.number("cublas_us");
-      r.tie_band = f.number("tie_band");
-      r.cubin_arch = f.text("cubin_arch");
-      r.updated_at = f.text("updated_at");
-      if (f.has("cubin") && !base64_decode(f.text("cubin"), r.cubin))
-        malformed(f.where("cubin"), "not valid base64");
+    for (const DumpWinner& d : dump.winners) {
+      const WinnerRecord& r = d.winner;
       const std::int64_t problem_id = w.problem(r.problem);
       // Ids differ between databases: the winner's candidate is found again by its key.
       find_candidate.reset();
       find_candidate.bind(":problem_id", problem_id)
-          .bind(":gpu_id", gpu_ids[g])
-          .bind(":software_id", software_ids[s])
+          .bind(":gpu_id", gpu_ids[d.gpu])
+          .bind(":software_id", software_ids[d.software])
           .bind(":family", r.family)
           .bind(":config", r.config)
           .bind(":template_hash", r.template_hash);
       std::optional<std::int64_t> candidate_id;
       if (find_candidate.step()) candidate_id = find_candidate.column_int64(0);
-      w.winner(r, problem_id, gpu_ids[g], software_ids[s], candidate_id, true);
-      ++summary.winners;
+      w.winner(r, problem_id, gpu_ids[d.gpu], software_ids[d.software], candidate_id, true);
     }
+
+    ImportSummary summary;
+    summary.gpus = static_cast<int>(dump.gpus.size());
+    summary.software = static_cast<int>(dump.software.size());
+    summary.runs = static_cast<int>(dump.runs.size());
+    summary.candidates = static_cast<int>(dump.candidates.size());
+    summary.winners = static_cast<int>(dump.winners.size());
     return summary;
   });
 }

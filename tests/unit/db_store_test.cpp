@@ -562,7 +562,9 @@ void expect_import_error(const std::string& text, const std::vector<std::string>
   EXPECT_EQ(store.export_json(), before);
 }
 
-TEST(TuningStore, MalformedImportNamesWhatIsWrong) {
+// The messages themselves are db_json_dump_test's; here a malformed dump must change nothing,
+// also when its error comes after valid records.
+TEST(TuningStore, MalformedImportChangesNothing) {
   const std::string head = R"({"format": "sgemm-tune-db", "version": 1, )";
   const std::string gpus =
       R"("gpus": [{"name": "G", "uuid": "u", "arch": "sm_90", "sm_count": 1, "l2_bytes": 1,
@@ -570,57 +572,31 @@ TEST(TuningStore, MalformedImportNamesWhatIsWrong) {
                    "nvrtc": "n", "cublas": "c"}], )";
   const std::string p = R"({"transa": "N", "transb": "N", "m": 8, "n": 8, "k": 8, "lda": 8,
                             "ldb": 8, "ldc": 8, "align": 4})";
-  auto cand = [&](const std::string& problem_text, const std::string& outcome,
-                  const std::string& extra = "") {
-    return R"({"problem": )" + problem_text + R"(, "gpu": 0, "software": 0, "run": null,
+  auto cand = [&](const std::string& outcome) {
+    return R"({"problem": )" + p + R"(, "gpu": 0, "software": 0, "run": null,
       "family": "f", "config": "c", "template_hash": "h", "compile_options": "", "outcome": ")" +
            outcome + R"(", "message": "", "registers": 1, "spill_bytes": 0, "smem_bytes": 0,
-      "screen": null, "final": null, "cublas_us": null, "error": null)" +
-           extra + "}";
+      "screen": null, "final": null, "cublas_us": null, "error": null})";
   };
-  // A valid winner and a valid candidate first: the failure later must roll them back.
+  // A valid winner and a valid candidate first: the failure later must leave them out too.
   const std::string good_winner =
       R"({"problem": )" + p + R"(, "gpu": 0, "software": 0, "family": "simt", "config": "new",
       "template_hash": "h", "compile_options": "", "time_us": 1, "cublas_us": 2,
       "tie_band": 0, "cubin_arch": "", "updated_at": "t"})";
 
   expect_import_error("{not json", {"not valid JSON"});
-  expect_import_error("[1, 2]", {"dump", "expected an object"});
-  expect_import_error(R"({"format": "something-else", "version": 1})", {"dump.format"});
   expect_import_error(R"({"format": "sgemm-tune-db", "version": 9})",
                       {"dump.version", "not supported"});
-  expect_import_error(head + R"("gpus": {"name": "x"}})", {"gpus", "expected an array"});
-  expect_import_error(head + R"("gpus": [{"name": "G"}]})", {"gpus[0].uuid", "missing"});
-  expect_import_error(head + R"("gpus": [{"name": 5}]})", {"gpus[0].name", "expected a string"});
-  expect_import_error(
-      head + gpus + R"("candidates": [)" + cand(p, "ok") + "," + cand(p, "okay") + "]}",
-      {"candidates[1].outcome", "okay"});
-  expect_import_error(head + gpus + R"("candidates": [)" +
-                          cand(R"({"transa": "X", "transb": "N", "m": 8, "n": 8, "k": 8,
-                                   "lda": 8, "ldb": 8, "ldc": 8, "align": 4})",
-                               "ok") +
-                          "]}",
-                      {"candidates[0].problem.transa"});
-  expect_import_error(head + gpus + R"("candidates": [)" +
-                          cand(R"({"transa": "N", "transb": "N", "m": 8, "n": 8, "k": 8,
-                                   "lda": 2, "ldb": 8, "ldc": 8, "align": 4})",
-                               "ok") +
-                          "]}",
-                      {"candidates[0].problem", "lda=2"});
-  expect_import_error(head + gpus + R"("candidates": [)" + cand(p, "ok", R"(, "gpu": 3)") + "]}",
-                      {"candidates[0].gpu", "past the end"});
-  expect_import_error(head + gpus + R"("winners": [)" + good_winner + "," + R"({"problem": )" + p +
+  expect_import_error(head + gpus + R"("candidates": [)" + cand("ok") + "," + cand("okay") + "]}",
+                      {"candidates[1].outcome", "okay"});
+  expect_import_error(head + gpus + R"("candidates": [)" + cand("ok") + R"(], "winners": [)" +
+                          good_winner + "," + R"({"problem": )" + p +
                           R"(, "gpu": 4, "software": 0})" + "]}",
                       {"winners[1].gpu", "past the end"});
   std::string bad_cubin = good_winner;
   bad_cubin.insert(bad_cubin.size() - 1, R"(, "cubin": "@@@@")");
-  expect_import_error(head + gpus + R"("winners": [)" + bad_cubin + "]}",
-                      {"winners[0].cubin", "base64"});
-  expect_import_error(
-      head + gpus + R"("candidates": [)" +
-          cand(p, "ok").replace(cand(p, "ok").find("\"registers\": 1"), 14, "\"registers\": 1.5") +
-          "]}",
-      {"candidates[0].registers", "integer"});
+  expect_import_error(head + gpus + R"("winners": [)" + good_winner + "," + bad_cubin + "]}",
+                      {"winners[1].cubin", "base64"});
 }
 
 // Each writer opens its own connection, as two tuning processes would.
