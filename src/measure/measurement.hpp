@@ -28,7 +28,7 @@ struct MeasureSettings {
   double screen_warmup_ms = 5;  // back-to-back launches first, GPU ms
   int screen_samples = 30;      // cold samples per candidate...
   double screen_max_ms = 150;   // ... or fewer once this much wall time is spent, ms
-  int screen_min_samples = 5;   // ... but never fewer than this
+  int screen_min_samples = 3;   // ... but never fewer than this
   // Full methodology (nvbench defaults).
   int min_samples = 10;
   double min_time_s = 0.5;

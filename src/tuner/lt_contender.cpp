@@ -19,7 +19,7 @@ LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, 
     return out;
   }
   const CublasLtPlan& plan = *out.plan;
-  const auto checks = check_lt_algorithms(lt, plan, checker, stream, timing_seed + 2000);
+  const auto checks = check_lt_algorithms(lt, plan, checker, stream, check_seed(timing_seed));
   checker.fill_random(timing_seed);
   for (const LtAlgorithmCheck& c : checks) {
     if (!c.correct) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "cuda/cublas_handle.hpp"
@@ -29,6 +30,10 @@ struct CheckResult {
   std::string message;         // what failed, or the error metrics
 };
 
+// The seed of a problem's check data when its timing data come from timing_seed: data other than
+// the timed ones, the same for every implementation checked on the problem.
+inline std::uint64_t check_seed(std::uint64_t timing_seed) { return timing_seed + 1000; }
+
 class GemmChecker {
  public:
   // misalign_floats offsets every operand's base pointer by that many floats (alignment tests).
@@ -36,6 +41,9 @@ class GemmChecker {
               const CublasHandle& reference, cudaStream_t stream, double tolerance_factor,
               int misalign_floats = 0);
 
+  // The check data and cuBLAS's results on it follow from the seed alone: checking several
+  // implementations with one seed computes the references once (the first check), since on the
+  // largest problems the reference GEMMs are half of what verification costs.
   CheckResult check(const GemmFn& gemm, std::uint64_t seed);
 
   // Operand buffers (with the problem's leading dimensions), reusable for timing.
@@ -46,7 +54,13 @@ class GemmChecker {
   void fill_random(std::uint64_t seed);
 
  private:
-  DiffNorms run_and_compare(const GemmFn& gemm, float alpha, float beta, const float* c_init);
+  // The three passes' data from the seed, into a_, b_ and c0_ (integer A and B when integer).
+  void fill_pass(std::uint64_t seed, bool integer);
+  // Runs the GEMM on a poisoned C (c_init null) or on a copy of c_init, into the buffer `out`.
+  void run_into(const GemmFn& gemm, float alpha, float beta, const float* c_init, float* out);
+  void compute_references(std::uint64_t seed);
+  DiffNorms run_and_compare(const GemmFn& gemm, float alpha, float beta, const float* c_init,
+                            const DeviceBuffer<float>& ref);
 
   ProblemKey p_;
   const UtilityKernels& utility_;
@@ -54,7 +68,12 @@ class GemmChecker {
   cudaStream_t stream_;
   double tolerance_;
   int offset_;
-  DeviceBuffer<float> a_, b_, c_, c0_, ref_;
+  DeviceBuffer<float> a_, b_, c_, c0_;
+  // cuBLAS's results of pass 1 (beta = 0), 2 (beta != 0) and 3 (integers) on reference_seed_'s
+  // data.
+  DeviceBuffer<float> ref_beta_zero_, ref_beta_, ref_integer_;
+  std::optional<std::uint64_t> reference_seed_;
+  double a_sq_ = 0, b_sq_ = 0, c0_sq_ = 0;  // squared Frobenius norms of pass 1's A, B and C
 };
 
 }  // namespace sgt

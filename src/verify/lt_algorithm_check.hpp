@@ -19,8 +19,8 @@ struct LtAlgorithmCheck {
   std::string message;   // the check's message, or why the call failed
 };
 
-// Checks every algorithm of the plan with the checker's data seeded by seed + index. A call that
-// fails (e.g. not supported at run time) disqualifies that algorithm only.
+// Checks every algorithm of the plan on the checker's data from seed (one set of references). A
+// call that fails (e.g. not supported at run time) disqualifies that algorithm only.
 std::vector<LtAlgorithmCheck> check_lt_algorithms(const CublasLtGemm& lt, const CublasLtPlan& plan,
                                                   GemmChecker& checker, cudaStream_t stream,
                                                   std::uint64_t seed);

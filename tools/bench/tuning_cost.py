@@ -19,12 +19,21 @@ PARTS = ["compile_wait_s", "verify_s", "screen_s", "lt_s", "confirm_s", "flush_s
 
 
 def load_tune(paths):
+    """One row per problem; a problem a time budget cut and a later part resumed counts the
+    seconds of both parts."""
     rows = {}
     for path in paths:
         with open(path) as f:
             for r in json.load(f):
-                if not r.get("already_tuned"):
-                    rows[r["problem"]] = r
+                if r.get("already_tuned"):
+                    continue
+                first = rows.get(r["problem"])
+                if first:
+                    r["seconds"] += first["seconds"]
+                    spent = r.setdefault("time_spent", {})
+                    for part, v in first.get("time_spent", {}).items():
+                        spent[part] = spent.get(part, 0) + v
+                rows[r["problem"]] = r
     return list(rows.values())
 
 

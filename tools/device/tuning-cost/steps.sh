@@ -1,9 +1,10 @@
 # What tuning costs with the shipped settings (configs/measure.yaml), from a cold compile cache
 # into a fresh database, over the public suite and the sweep (configs/shapes/{public,sweep}.csv):
 #   tests (default): the GPU tests of the Timer, the tuner and crash isolation;
-#   tune: the 116 problems in one `tune` run (a run cut by its time budget is resumed by calling
-#     the phase again: PART=2 names the second part's logs), each problem's time breakdown;
-#   old: the dozen (first rows of each sweep class) tuned by the binary of .device-old (the
+#   tune: the public suite, then the sweep, one `tune` run each, within BUDGET seconds (a run cut
+#     by the budget is resumed by calling the phase again, PART=2 naming the second part's logs;
+#     on a fresh machine from .device-state/new.db, the database the previous part brought back);
+#   old: the dozen (first rows of each sweep class) tuned by the binary and library of .device-old (the
 #     settings before screening by sample count: $OLD_SETTINGS), into its own database;
 #   bench: the dozen benched on both databases (the new one twice, two processes: repeatability).
 default_phase=tests
@@ -28,21 +29,29 @@ make_shape_lists() {
 }
 
 phase_tests() {
-  gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*' 200
+  gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*' 200
 }
 
 phase_tune() {
   make_shape_lists
+  # A later part on a fresh machine resumes from the database the previous part brought back.
+  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
   if [[ ! -f $work/new.db ]]; then rm -rf "$SGEMM_CACHE_DIR"; fi  # the first part starts cold
-  timed "tune-${PART:-1}" sgemm-tune tune --shapes "$all_shapes" --db "$work/new.db" \
-    --time-budget "${BUDGET:-450}" --json
-  grep -cE "^info: (NN|NT|TN|TT) .* s: compile wait" "$res/tune-${PART:-1}.log"
+  local list left deadline=$(($(date +%s) + ${BUDGET:-450}))
+  for list in public sweep; do
+    left=$((deadline - $(date +%s)))
+    ((left > 10)) || break
+    timed "tune-$list-${PART:-1}" sgemm-tune tune --shapes "configs/shapes/$list.csv" \
+      --db "$work/new.db" --time-budget "$left" --json
+    grep -cE "^info: (NN|NT|TN|TT) .* s: compile wait" "$res/tune-$list-${PART:-1}.log"
+  done
   cp "$work/new.db" "$res/"
 }
 
 phase_old() {
   make_shape_lists
   export SGEMM_CACHE_DIR=$work/cache-old
+  export LD_LIBRARY_PATH=$PWD/.device-old/lib:$LD_LIBRARY_PATH  # its own libsgemm_dispatch
   timed old "$PWD/.device-old/sgemm-tune" tune --shapes "$dozen" --db "$work/old.db" \
     --settings "${OLD_SETTINGS:-.device-old/measure.yaml}" --time-budget "${BUDGET:-420}" --json
   grep -E "^info: (NN|NT|TN|TT) " "$res/old.log" | cut -c1-200
