@@ -25,6 +25,9 @@ namespace {
 
 struct Interrupted {};
 
+// Problems after the current one whose first compiles start while it is measured.
+constexpr int kCompileAhead = 2;
+
 nlohmann::json result_line(int index, int device, const std::string& gpu,
                            const std::string& strategy, const ProblemResult& r) {
   return {{"index", index},
@@ -138,6 +141,11 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
       }
       const int i = queue.take(slot.slot);
       if (i < 0) break;
+      // The queue hands problems out in list order: the next ones are likely this worker's.
+      std::vector<Problem> upcoming;
+      for (int j = i + 1; j < static_cast<int>(shapes.size()) && j <= i + kCompileAhead; ++j)
+        upcoming.push_back(shapes[j].problem);
+      tuner.expect(std::move(upcoming));
       ProblemResult r =
           tuner.tune(shapes[i].problem, i, static_cast<int>(shapes.size()), [&](const Progress& p) {
             clock.elapsed_s =

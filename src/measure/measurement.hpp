@@ -28,7 +28,10 @@ struct MeasureSettings {
   double screen_warmup_ms = 5;  // back-to-back launches first, GPU ms
   int screen_samples = 30;      // cold samples per candidate...
   double screen_max_ms = 150;   // ... or fewer once this much wall time is spent, ms
-  int screen_min_samples = 3;   // ... but never fewer than this
+  int screen_min_samples = 3;   // ... but never fewer than this,
+  // unless the tuner's first sample of a candidate is above this x the fastest screened so far
+  // (its own candidates and cuBLAS): one sample then (0: never)
+  double screen_reject_factor = 1.25;
   // Full methodology (nvbench defaults).
   int min_samples = 10;
   double min_time_s = 0.5;
@@ -80,7 +83,7 @@ struct Measurement {
   double gpu_time_s = 0;   // GPU time of the accepted samples (a rotated batch counts whole)
   double wall_time_s = 0;  // host time the whole measurement took (warm-up included)
   int flushes = 0;         // L2 flushes enqueued for it (cold-flush)
-  // "noise", "converged", "timeout" (measure); "samples", "wall_cap" (screen); "rounds",
+  // "noise", "converged", "timeout" (measure); "samples", "wall_cap", "rejected" (screen); "rounds",
   // "round_cap", "timeout" (interleave).
   std::string stop_reason;
   int discarded_clock = 0;    // of `discarded`: below throttle_fraction x default clock

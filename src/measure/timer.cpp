@@ -294,7 +294,9 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
   return interleave(single, seed);
 }
 
-Measurement Timer::screen(const RotatingLaunch& launch) {
+Measurement Timer::screen(const RotatingLaunch& launch) { return screen(launch, false, 0); }
+
+Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reject_above_us) {
   t0_s_ = now_s();
   const int flushes0 = flushes_;
   Measurement m;
@@ -303,9 +305,11 @@ Measurement Timer::screen(const RotatingLaunch& launch) {
   const bool rotate = can_rotate({launch}, m.warnings);
   m.cache = cache_name(slot, rotate);
   // The priming launch is warm-up too: a kernel longer than the warm-up needs no more.
-  const double prime_start_s = now_s();
-  prime(slot);
-  run_hot(slot, settings_.screen_warmup_ms - (now_s() - prime_start_s) * 1e3);
+  if (!primed) {
+    const double prime_start_s = now_s();
+    prime(slot);
+    run_hot(slot, settings_.screen_warmup_ms - (now_s() - prime_start_s) * 1e3);
+  }
   NvmlTally tally;
   tally.add(nvml_read());
   const int wanted = std::max(settings_.screen_samples, settings_.screen_min_samples);
@@ -331,6 +335,10 @@ Measurement Timer::screen(const RotatingLaunch& launch) {
       gpu_ms += sample.gpu_us * sample.launches * 1e-3;
     }
     per_sample_s = (now_s() - started) / count;
+    if (have == 0 && reject_above_us > 0 && m.samples_us.front() > reject_above_us) {
+      m.stop_reason = "rejected";
+      break;
+    }
     if (elapsed_s() > settings_.timeout_s) {
       add_warning(m.warnings, "screening timed out");
       m.stop_reason = "timeout";

@@ -74,6 +74,11 @@ class Timer {
   // flush between them; the sample's time is the batch's over its launch count. Interleaving
   // rotates every kernel or none (then all are flushed), so cuBLAS and candidates are timed alike.
   Measurement screen(const RotatingLaunch& launch);
+  // Screening for a search: `primed` when the kernel has just run on this problem (the
+  // verification), so neither the priming launch nor the warm-up is repeated; a first sample
+  // above `reject_above_us` (when > 0) ends the screening there (stop_reason "rejected"): the
+  // candidate is too slow to become a finalist, and more samples would only rank it better.
+  Measurement screen(const RotatingLaunch& launch, bool primed, double reject_above_us);
   Measurement measure(const RotatingLaunch& launch);
   Interleaved interleave(const std::vector<RotatingLaunch>& launches, std::uint64_t seed);
 

@@ -92,6 +92,7 @@ struct Tuner::State {
   CompileCache cache;
   CompilePrefetcher prefetch;        // after cache: stops before it
   std::unique_ptr<CublasLtGemm> lt;  // when cuBLASLt's algorithms contend
+  std::vector<Problem> upcoming;     // tuned after the current problem, probably
   std::int64_t run_id = 0;
 
   State(TuningStore& s, TuneOptions o, DeviceInfo d)
@@ -106,7 +107,7 @@ struct Tuner::State {
         utility(device.arch()),
         timer(device, options.settings.measure, stream.get()),
         cache(options.cache_dir),
-        prefetch(cache, device.arch(), std::max(1, compile_threads(options) / 2)),
+        prefetch(cache, device.arch(), compile_threads(options)),
         lt(options.lt_algos > 0 ? std::make_unique<CublasLtGemm>() : nullptr) {}
 
   // Grows the workspace; a new one starts zeroed (its tile counters must be).
@@ -145,6 +146,8 @@ std::int64_t Tuner::run_id() const { return state_->run_id; }
 
 void Tuner::finish(const std::string& status) { state_->store.finish_run(state_->run_id, status); }
 
+void Tuner::expect(std::vector<Problem> upcoming) { state_->upcoming = std::move(upcoming); }
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -162,6 +165,26 @@ std::vector<KnownWinner> known_winners(TuningStore& store, const GpuRecord& gpu,
        store.winners_for(key.transa, key.transb, key.align, gpu.name, gpu.arch, false))
     if (w.family != kCublasFamily && w.family != kCublasLtFamily)
       out.push_back({w.problem, w.family, w.config});
+  return out;
+}
+
+// What the search of each upcoming problem compiles first, for the prefetcher to work ahead on.
+std::vector<CompileRequest> first_batches(const std::vector<Problem>& upcoming,
+                                          const Enumeration& enumeration,
+                                          const DeviceLimits& limits, const std::string& arch,
+                                          const TuneOptions& options, const SearchSpace& space,
+                                          TuningStore& store, const GpuRecord& gpu) {
+  std::vector<CompileRequest> out;
+  for (const Problem& next : upcoming) {
+    if (!validate(next.key).empty()) continue;
+    const CandidateList list = plan_candidates(enumeration, limits, next.key, arch);
+    SearchOrder order(options.strategy, space, list.candidates, options.max_candidates,
+                      options.seed,
+                      warm_start_candidates(next.key, known_winners(store, gpu, next.key),
+                                            list.candidates));
+    for (std::size_t i : order.next_batch({}))
+      out.push_back({list.candidates[i].template_file, list.candidates[i].defines});
+  }
   return out;
 }
 
@@ -251,6 +274,10 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
   };
   const int threads = compile_threads(s.options);
   std::vector<std::size_t> prefetched;  // the last guess handed to the prefetcher
+  const std::vector<CompileRequest> ahead =
+      first_batches(s.upcoming, s.enumeration, s.limits, s.device.arch(), s.options, s.space,
+                    s.store, s.gpu);
+  bool ahead_wanted = false;
 
   std::map<std::size_t, double> screened;     // correct candidates: screening median
   std::map<std::size_t, std::string> cubins;  // kept for the finalists
@@ -339,10 +366,16 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
             } else {
               const Clock::time_point screen_start = Clock::now();
               checker.fill_random(timing_seed);
-              const Measurement m =
-                  s.timer.screen(operands.launch([&](cudaStream_t st, const OperandSet& o) {
+              // The verification has just run the kernel on this problem: it is primed and warm.
+              // A first sample far above the fastest so far cannot make it a finalist.
+              double fastest_us = result.cublas_us;
+              for (const auto& [c, us] : screened) fastest_us = std::min(fastest_us, us);
+              const double reject_factor = s.options.settings.measure.screen_reject_factor;
+              const Measurement m = s.timer.screen(
+                  operands.launch([&](cudaStream_t st, const OperandSet& o) {
                     gemm(st, alpha, o.a, o.b, beta, o.c);
-                  }));
+                  }),
+                  true, reject_factor > 0 ? reject_factor * fastest_us : 0);
               spent.screen_s += seconds_since(screen_start);
               spent.screen_samples += static_cast<int>(m.samples_us.size());
               rec.screen = timing_record(m);
@@ -372,13 +405,16 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
       }
       // Once this batch's compiles are all under way, compile what the search will likely ask
       // for next, so that the GPU does not wait for it.
+      // Then the upcoming problems' first batches, behind this problem's own guesses.
       if (pool.all_started()) {
         if (std::vector<std::size_t> guess = order.likely_next(screened, kPrefetchCount);
-            guess != prefetched) {
+            guess != prefetched || !ahead_wanted) {
           std::vector<CompileRequest> requests;
           for (std::size_t g : guess) requests.push_back({work[g].template_file, work[g].defines});
+          requests.insert(requests.end(), ahead.begin(), ahead.end());
           s.prefetch.want(std::move(requests));
           prefetched = std::move(guess);
+          ahead_wanted = true;
         }
       }
       p.done = result.measured;

@@ -104,6 +104,10 @@ class Tuner {
   Tuner& operator=(const Tuner&) = delete;
 
   ProblemResult tune(const Problem& problem, int index, int count, const ProgressFn& progress);
+  // The problems likely to be tuned after the current one: once a problem's own compiles are
+  // under way, their first batches are compiled in the background, so that the CPU works ahead
+  // while the GPU measures and the next problem waits less on NVRTC.
+  void expect(std::vector<Problem> upcoming);
   // Marks the run finished (status "finished" or "interrupted").
   void finish(const std::string& status);
 

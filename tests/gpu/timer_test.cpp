@@ -200,6 +200,28 @@ TEST_F(TimerTest, ScreenSpinKernel) {
   EXPECT_NEAR(m.median_us, kCycles / m.sm_clock_mhz, 0.05 * kCycles / m.sm_clock_mhz);
 }
 
+// A search's screening of a candidate already run (verified): a first sample above the rejection
+// threshold is the only one, and one below it goes on to screen_samples as usual.
+TEST_F(TimerTest, ScreenRejectsAFirstSampleAboveTheThreshold) {
+  Timer timer(device_, settings_, stream_->get());
+  constexpr long long kCycles = 400'000;
+  const auto blocks = static_cast<unsigned>(device_.sm_count);
+  const LaunchFn spin = spin_->launch(kCycles, blocks);
+  const RotatingLaunch launch{[&](cudaStream_t st, int) { spin(st); }, 1};
+  timer.screen(launch);  // primes the kernel, as the verification does in a search
+  const Measurement rejected = timer.screen(launch, true, 1.0);
+  print("screen spin 4e5 cycles, rejected", rejected);
+  EXPECT_EQ(rejected.stop_reason, "rejected");
+  EXPECT_EQ(rejected.samples_us.size(), 1u);
+  EXPECT_GT(rejected.median_us, 1.0);
+  const Measurement kept = timer.screen(launch, true, 1e6);
+  EXPECT_EQ(kept.stop_reason, "samples");
+  EXPECT_EQ(static_cast<int>(kept.samples_us.size()), settings_.screen_samples);
+  // Primed: no launch before the samples, so a flush and a launch per sample and nothing else.
+  EXPECT_EQ(kept.flushes, settings_.screen_samples);
+  EXPECT_NEAR(kept.median_us, kCycles / kept.sm_clock_mhz, 0.05 * kCycles / kept.sm_clock_mhz);
+}
+
 TEST_F(TimerTest, ScreenOfALongKernelStopsAtTheWallCap) {
   settings_.screen_max_ms = 30;
   Timer timer(device_, settings_, stream_->get());

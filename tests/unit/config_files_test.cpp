@@ -173,6 +173,7 @@ TEST(TuningSettings, ShippedFileHoldsTheDefaults) {
   EXPECT_EQ(shipped.screen_samples, defaults.screen_samples);
   EXPECT_DOUBLE_EQ(shipped.screen_max_ms, defaults.screen_max_ms);
   EXPECT_EQ(shipped.screen_min_samples, defaults.screen_min_samples);
+  EXPECT_DOUBLE_EQ(shipped.screen_reject_factor, defaults.screen_reject_factor);
   EXPECT_EQ(shipped.min_samples, defaults.min_samples);
   EXPECT_DOUBLE_EQ(shipped.min_time_s, defaults.min_time_s);
   EXPECT_DOUBLE_EQ(shipped.max_noise, defaults.max_noise);

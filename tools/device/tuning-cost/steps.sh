@@ -61,6 +61,8 @@ phase_old() {
 phase_bench() {
   make_shape_lists
   local run
+  # On a fresh machine the new database is the one the last tune part brought back.
+  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
   for run in new-1 new-2 old; do
     local db=$work/${run%-*}.db
     timed "bench-$run" timeout 150 sgemm-tune bench --shapes "$dozen" --db "$db" \
