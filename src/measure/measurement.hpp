@@ -83,8 +83,8 @@ struct Measurement {
   double gpu_time_s = 0;   // GPU time of the accepted samples (a rotated batch counts whole)
   double wall_time_s = 0;  // host time the whole measurement took (warm-up included)
   int flushes = 0;         // L2 flushes enqueued for it (cold-flush)
-  // "noise", "converged", "timeout" (measure); "samples", "wall_cap", "rejected" (screen); "rounds",
-  // "round_cap", "timeout" (interleave).
+  // "noise", "converged", "timeout" (measure); "samples", "wall_cap", "rejected" (screen);
+  // "rounds", "round_cap", "timeout" (interleave).
   std::string stop_reason;
   int discarded_clock = 0;    // of `discarded`: below throttle_fraction x default clock
   int discarded_reasons = 0;  // of `discarded`: in a round with a brake reason

@@ -178,10 +178,9 @@ std::vector<CompileRequest> first_batches(const std::vector<Problem>& upcoming,
   for (const Problem& next : upcoming) {
     if (!validate(next.key).empty()) continue;
     const CandidateList list = plan_candidates(enumeration, limits, next.key, arch);
-    SearchOrder order(options.strategy, space, list.candidates, options.max_candidates,
-                      options.seed,
-                      warm_start_candidates(next.key, known_winners(store, gpu, next.key),
-                                            list.candidates));
+    SearchOrder order(
+        options.strategy, space, list.candidates, options.max_candidates, options.seed,
+        warm_start_candidates(next.key, known_winners(store, gpu, next.key), list.candidates));
     for (std::size_t i : order.next_batch({}))
       out.push_back({list.candidates[i].template_file, list.candidates[i].defines});
   }
@@ -274,9 +273,8 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
   };
   const int threads = compile_threads(s.options);
   std::vector<std::size_t> prefetched;  // the last guess handed to the prefetcher
-  const std::vector<CompileRequest> ahead =
-      first_batches(s.upcoming, s.enumeration, s.limits, s.device.arch(), s.options, s.space,
-                    s.store, s.gpu);
+  const std::vector<CompileRequest> ahead = first_batches(
+      s.upcoming, s.enumeration, s.limits, s.device.arch(), s.options, s.space, s.store, s.gpu);
   bool ahead_wanted = false;
 
   std::map<std::size_t, double> screened;     // correct candidates: screening median
@@ -371,11 +369,11 @@ ProblemResult Tuner::tune(const Problem& problem, int index, int count,
               double fastest_us = result.cublas_us;
               for (const auto& [c, us] : screened) fastest_us = std::min(fastest_us, us);
               const double reject_factor = s.options.settings.measure.screen_reject_factor;
-              const Measurement m = s.timer.screen(
-                  operands.launch([&](cudaStream_t st, const OperandSet& o) {
+              const Measurement m =
+                  s.timer.screen(operands.launch([&](cudaStream_t st, const OperandSet& o) {
                     gemm(st, alpha, o.a, o.b, beta, o.c);
                   }),
-                  true, reject_factor > 0 ? reject_factor * fastest_us : 0);
+                                 true, reject_factor > 0 ? reject_factor * fastest_us : 0);
               spent.screen_s += seconds_since(screen_start);
               spent.screen_samples += static_cast<int>(m.samples_us.size());
               rec.screen = timing_record(m);
