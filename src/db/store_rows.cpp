@@ -35,7 +35,6 @@ ProblemKey read_problem(const Statement& s, int c) {
   return p;
 }
 
-
 void bind_problem(Statement& s, const ProblemKey& p) {
   s.bind(":transa", std::string(1, op_char(p.transa)))
       .bind(":transb", std::string(1, op_char(p.transb)))
@@ -47,7 +46,6 @@ void bind_problem(Statement& s, const ProblemKey& p) {
       .bind(":ldc", p.ldc)
       .bind(":align", p.align);
 }
-
 
 // Every conditions column through `pattern` ({0}: the column name), comma-separated.
 std::string condition_columns(const char* pattern) {
@@ -144,7 +142,6 @@ const std::string& winner_columns() {
   return columns;
 }
 
-
 WinnerRecord read_winner(const Statement& s) {
   WinnerRecord w;
   w.problem = read_problem(s, 0);
@@ -179,7 +176,6 @@ std::vector<WinnerRecord> read_winners(Statement& s) {
   return out;
 }
 
-
 RunRecord read_run(const Statement& s) {
   RunRecord r;
   r.id = s.column_int64(0);
@@ -195,38 +191,38 @@ RunRecord read_run(const Statement& s) {
 }
 
 Writer::Writer(Database& db)
-      : gpu_(db,
-             "INSERT INTO gpus (name, uuid, arch, sm_count, l2_bytes, default_clock_mhz) "
-             "VALUES (:name, :uuid, :arch, :sm_count, :l2_bytes, :default_clock_mhz) "
-             "ON CONFLICT (name, uuid, arch, sm_count) DO UPDATE SET "
-             "l2_bytes = excluded.l2_bytes, default_clock_mhz = excluded.default_clock_mhz "
-             "RETURNING id"),
-        find_software_(db,
-                       "SELECT id FROM software WHERE driver = :driver AND runtime = :runtime "
-                       "AND nvrtc = :nvrtc AND cublas = :cublas"),
-        insert_software_(db,
-                         "INSERT INTO software (driver, runtime, nvrtc, cublas) "
-                         "VALUES (:driver, :runtime, :nvrtc, :cublas) RETURNING id"),
-        find_problem_(db, std::string("SELECT p.id FROM problems p WHERE ") + problem_match),
-        insert_problem_(db,
-                        "INSERT INTO problems (transa, transb, m, n, k, lda, ldb, ldc, align) "
-                        "VALUES (:transa, :transb, :m, :n, :k, :lda, :ldb, :ldc, :align) "
-                        "RETURNING id"),
-        candidate_(db, R"sql(
+    : gpu_(db,
+           "INSERT INTO gpus (name, uuid, arch, sm_count, l2_bytes, default_clock_mhz) "
+           "VALUES (:name, :uuid, :arch, :sm_count, :l2_bytes, :default_clock_mhz) "
+           "ON CONFLICT (name, uuid, arch, sm_count) DO UPDATE SET "
+           "l2_bytes = excluded.l2_bytes, default_clock_mhz = excluded.default_clock_mhz "
+           "RETURNING id"),
+      find_software_(db,
+                     "SELECT id FROM software WHERE driver = :driver AND runtime = :runtime "
+                     "AND nvrtc = :nvrtc AND cublas = :cublas"),
+      insert_software_(db,
+                       "INSERT INTO software (driver, runtime, nvrtc, cublas) "
+                       "VALUES (:driver, :runtime, :nvrtc, :cublas) RETURNING id"),
+      find_problem_(db, std::string("SELECT p.id FROM problems p WHERE ") + problem_match),
+      insert_problem_(db,
+                      "INSERT INTO problems (transa, transb, m, n, k, lda, ldb, ldc, align) "
+                      "VALUES (:transa, :transb, :m, :n, :k, :lda, :ldb, :ldc, :align) "
+                      "RETURNING id"),
+      candidate_(db, R"sql(
 INSERT INTO candidates (run_id, problem_id, gpu_id, software_id, family, config, template_hash,
   compile_options, outcome, message, registers, spill_bytes, smem_bytes,
   screen_median_us, screen_min_us, screen_mean_us, screen_stdev_us, screen_samples,
   screen_discarded, screen_sm_clock_mhz,
   final_median_us, final_min_us, final_mean_us, final_stdev_us, final_samples,
   final_discarded, final_sm_clock_mhz, cublas_us, error, )sql" +
-                           condition_columns("{0}") + R"sql()
+                         condition_columns("{0}") + R"sql()
 VALUES (:run_id, :problem_id, :gpu_id, :software_id, :family, :config, :template_hash,
   :compile_options, :outcome, :message, :registers, :spill_bytes, :smem_bytes,
   :screen_median_us, :screen_min_us, :screen_mean_us, :screen_stdev_us, :screen_samples,
   :screen_discarded, :screen_sm_clock_mhz,
   :final_median_us, :final_min_us, :final_mean_us, :final_stdev_us, :final_samples,
   :final_discarded, :final_sm_clock_mhz, :cublas_us, :error, )sql" +
-                           condition_columns(":{0}") + R"sql()
+                         condition_columns(":{0}") + R"sql()
 ON CONFLICT (problem_id, gpu_id, software_id, family, config, template_hash) DO UPDATE SET
   run_id = excluded.run_id, compile_options = excluded.compile_options,
   outcome = excluded.outcome, message = excluded.message, registers = excluded.registers,
@@ -240,10 +236,10 @@ ON CONFLICT (problem_id, gpu_id, software_id, family, config, template_hash) DO 
   final_samples = excluded.final_samples, final_discarded = excluded.final_discarded,
   final_sm_clock_mhz = excluded.final_sm_clock_mhz, cublas_us = excluded.cublas_us,
   error = excluded.error, )sql" +
-                           condition_columns("{0} = excluded.{0}") + " RETURNING id"),
-        // keep_cubin (import of a dump without cubins): a winner that is still the same kernel
-        // keeps the cubin it has rather than losing it to NULL.
-        winner_(db, R"sql(
+                         condition_columns("{0} = excluded.{0}") + " RETURNING id"),
+      // keep_cubin (import of a dump without cubins): a winner that is still the same kernel
+      // keeps the cubin it has rather than losing it to NULL.
+      winner_(db, R"sql(
 INSERT INTO winners (problem_id, gpu_name, gpu_arch, gpu_sm_count, gpu_id, software_id, family,
   config, template_hash, compile_options, time_us, cublas_us, tie_band, candidate_id,
   updated_at, cubin, cubin_arch)
@@ -265,133 +261,135 @@ ON CONFLICT (problem_id, gpu_name, gpu_arch, gpu_sm_count) DO UPDATE SET
   candidate_id = excluded.candidate_id, updated_at = excluded.updated_at)sql") {}
 
 std::int64_t Writer::gpu(const GpuRecord& g) {
-    gpu_.reset();
-    gpu_.bind(":name", g.name)
-        .bind(":uuid", g.uuid)
-        .bind(":arch", g.arch)
-        .bind(":sm_count", g.sm_count)
-        .bind(":l2_bytes", g.l2_bytes)
-        .bind(":default_clock_mhz", g.default_clock_mhz);
-    return returned_id(gpu_);
-  }
+  gpu_.reset();
+  gpu_.bind(":name", g.name)
+      .bind(":uuid", g.uuid)
+      .bind(":arch", g.arch)
+      .bind(":sm_count", g.sm_count)
+      .bind(":l2_bytes", g.l2_bytes)
+      .bind(":default_clock_mhz", g.default_clock_mhz);
+  return returned_id(gpu_);
+}
 
 std::int64_t Writer::software(const SoftwareRecord& sw) {
-    for (Statement* s : {&find_software_, &insert_software_}) {
-      s->reset();
-      s->bind(":driver", sw.driver)
-          .bind(":runtime", sw.runtime)
-          .bind(":nvrtc", sw.nvrtc)
-          .bind(":cublas", sw.cublas);
-    }
-    if (find_software_.step()) return find_software_.column_int64(0);
-    return returned_id(insert_software_);
+  for (Statement* s : {&find_software_, &insert_software_}) {
+    s->reset();
+    s->bind(":driver", sw.driver)
+        .bind(":runtime", sw.runtime)
+        .bind(":nvrtc", sw.nvrtc)
+        .bind(":cublas", sw.cublas);
   }
+  if (find_software_.step()) return find_software_.column_int64(0);
+  return returned_id(insert_software_);
+}
 
 std::int64_t Writer::problem(const ProblemKey& p) {
-    find_problem_.reset();
-    bind_problem(find_problem_, p);
-    if (find_problem_.step()) return find_problem_.column_int64(0);
-    insert_problem_.reset();
-    bind_problem(insert_problem_, p);
-    return returned_id(insert_problem_);
-  }
+  find_problem_.reset();
+  bind_problem(find_problem_, p);
+  if (find_problem_.step()) return find_problem_.column_int64(0);
+  insert_problem_.reset();
+  bind_problem(insert_problem_, p);
+  return returned_id(insert_problem_);
+}
 
 std::int64_t Writer::candidate(std::optional<std::int64_t> run_id, std::int64_t problem_id,
-                         std::int64_t gpu_id, std::int64_t software_id, const CandidateRecord& c) {
-    Statement& s = candidate_;
-    s.reset();
-    s.bind(":run_id", run_id)
-        .bind(":problem_id", problem_id)
-        .bind(":gpu_id", gpu_id)
-        .bind(":software_id", software_id)
-        .bind(":family", c.family)
-        .bind(":config", c.config)
-        .bind(":template_hash", c.template_hash)
-        .bind(":compile_options", c.compile_options)
-        .bind(":outcome", outcome_name(c.outcome))
-        .bind(":message", c.message)
-        .bind(":registers", c.registers)
-        .bind(":spill_bytes", c.spill_bytes)
-        .bind(":smem_bytes", c.smem_bytes)
-        .bind(":cublas_us", c.cublas_us)
-        .bind(":error", c.error);
-    bind_timing(s, "screen", c.screen);
-    bind_timing(s, "final", c.final);
-    bind_conditions(s, "cublas", c.cublas_conditions);
-    return returned_id(s);
-  }
+                               std::int64_t gpu_id, std::int64_t software_id,
+                               const CandidateRecord& c) {
+  Statement& s = candidate_;
+  s.reset();
+  s.bind(":run_id", run_id)
+      .bind(":problem_id", problem_id)
+      .bind(":gpu_id", gpu_id)
+      .bind(":software_id", software_id)
+      .bind(":family", c.family)
+      .bind(":config", c.config)
+      .bind(":template_hash", c.template_hash)
+      .bind(":compile_options", c.compile_options)
+      .bind(":outcome", outcome_name(c.outcome))
+      .bind(":message", c.message)
+      .bind(":registers", c.registers)
+      .bind(":spill_bytes", c.spill_bytes)
+      .bind(":smem_bytes", c.smem_bytes)
+      .bind(":cublas_us", c.cublas_us)
+      .bind(":error", c.error);
+  bind_timing(s, "screen", c.screen);
+  bind_timing(s, "final", c.final);
+  bind_conditions(s, "cublas", c.cublas_conditions);
+  return returned_id(s);
+}
 
 void Writer::winner(const WinnerRecord& w, std::int64_t problem_id, std::int64_t gpu_id,
-              std::int64_t software_id, std::optional<std::int64_t> candidate_id, bool keep_cubin) {
-    Statement& s = winner_;
-    s.reset();
-    s.bind(":problem_id", problem_id)
-        .bind(":gpu_name", w.gpu.name)
-        .bind(":gpu_arch", w.gpu.arch)
-        .bind(":gpu_sm_count", w.gpu.sm_count)
-        .bind(":gpu_id", gpu_id)
-        .bind(":software_id", software_id)
-        .bind(":family", w.family)
-        .bind(":config", w.config)
-        .bind(":template_hash", w.template_hash)
-        .bind(":compile_options", w.compile_options)
-        .bind(":time_us", w.time_us)
-        .bind(":cublas_us", w.cublas_us)
-        .bind(":tie_band", w.tie_band)
-        .bind(":candidate_id", candidate_id)
-        .bind(":updated_at", w.updated_at.empty() ? now_utc() : w.updated_at)
-        .bind(":cubin", w.cubin)
-        .bind(":cubin_arch", w.cubin_arch)
-        .bind(":keep_cubin", keep_cubin ? 1 : 0);
-    s.run();
-  }
+                    std::int64_t software_id, std::optional<std::int64_t> candidate_id,
+                    bool keep_cubin) {
+  Statement& s = winner_;
+  s.reset();
+  s.bind(":problem_id", problem_id)
+      .bind(":gpu_name", w.gpu.name)
+      .bind(":gpu_arch", w.gpu.arch)
+      .bind(":gpu_sm_count", w.gpu.sm_count)
+      .bind(":gpu_id", gpu_id)
+      .bind(":software_id", software_id)
+      .bind(":family", w.family)
+      .bind(":config", w.config)
+      .bind(":template_hash", w.template_hash)
+      .bind(":compile_options", w.compile_options)
+      .bind(":time_us", w.time_us)
+      .bind(":cublas_us", w.cublas_us)
+      .bind(":tie_band", w.tie_band)
+      .bind(":candidate_id", candidate_id)
+      .bind(":updated_at", w.updated_at.empty() ? now_utc() : w.updated_at)
+      .bind(":cubin", w.cubin)
+      .bind(":cubin_arch", w.cubin_arch)
+      .bind(":keep_cubin", keep_cubin ? 1 : 0);
+  s.run();
+}
 
 void Writer::bind_conditions(Statement& s, const std::string& stage,
-                              const std::optional<MeasureConditions>& m) {
-    auto name = [&](const char* field) { return ":" + stage + "_" + field; };
-    if (!m) {
-      for (const char* field : condition_fields) s.bind(name(field).c_str(), std::nullopt);
-      return;
-    }
-    std::optional<std::int64_t> reasons;
-    if (m->clock_reasons) reasons = static_cast<std::int64_t>(*m->clock_reasons);
-    s.bind(name("sm_clock_min_mhz").c_str(), m->sm_clock_min_mhz)
-        .bind(name("sm_clock_max_mhz").c_str(), m->sm_clock_max_mhz)
-        .bind(name("nvml_sm_clock_mhz").c_str(), m->nvml_sm_clock_mhz)
-        .bind(name("power_mw").c_str(), m->power_mw)
-        .bind(name("temperature_c").c_str(), m->temperature_c)
-        .bind(name("clock_reasons").c_str(), reasons);
-    if (m->cache.empty())
-      s.bind(name("cache").c_str(), std::nullopt);
-    else
-      s.bind(name("cache").c_str(), m->cache);
+                             const std::optional<MeasureConditions>& m) {
+  auto name = [&](const char* field) { return ":" + stage + "_" + field; };
+  if (!m) {
+    for (const char* field : condition_fields) s.bind(name(field).c_str(), std::nullopt);
+    return;
   }
+  std::optional<std::int64_t> reasons;
+  if (m->clock_reasons) reasons = static_cast<std::int64_t>(*m->clock_reasons);
+  s.bind(name("sm_clock_min_mhz").c_str(), m->sm_clock_min_mhz)
+      .bind(name("sm_clock_max_mhz").c_str(), m->sm_clock_max_mhz)
+      .bind(name("nvml_sm_clock_mhz").c_str(), m->nvml_sm_clock_mhz)
+      .bind(name("power_mw").c_str(), m->power_mw)
+      .bind(name("temperature_c").c_str(), m->temperature_c)
+      .bind(name("clock_reasons").c_str(), reasons);
+  if (m->cache.empty())
+    s.bind(name("cache").c_str(), std::nullopt);
+  else
+    s.bind(name("cache").c_str(), m->cache);
+}
 
 void Writer::bind_timing(Statement& s, const std::string& stage,
-                          const std::optional<TimingRecord>& t) {
-    auto name = [&](const char* field) { return ":" + stage + "_" + field; };
-    bind_conditions(s, stage, t ? std::optional<MeasureConditions>(t->conditions) : std::nullopt);
-    if (!t) {
-      for (const char* field :
-           {"median_us", "min_us", "mean_us", "stdev_us", "samples", "discarded", "sm_clock_mhz"})
-        s.bind(name(field).c_str(), std::nullopt);
-      return;
-    }
-    s.bind(name("median_us").c_str(), t->median_us)
-        .bind(name("min_us").c_str(), t->min_us)
-        .bind(name("mean_us").c_str(), t->mean_us)
-        .bind(name("stdev_us").c_str(), t->stdev_us)
-        .bind(name("samples").c_str(), t->samples)
-        .bind(name("discarded").c_str(), t->discarded)
-        .bind(name("sm_clock_mhz").c_str(), t->sm_clock_mhz);
+                         const std::optional<TimingRecord>& t) {
+  auto name = [&](const char* field) { return ":" + stage + "_" + field; };
+  bind_conditions(s, stage, t ? std::optional<MeasureConditions>(t->conditions) : std::nullopt);
+  if (!t) {
+    for (const char* field :
+         {"median_us", "min_us", "mean_us", "stdev_us", "samples", "discarded", "sm_clock_mhz"})
+      s.bind(name(field).c_str(), std::nullopt);
+    return;
   }
+  s.bind(name("median_us").c_str(), t->median_us)
+      .bind(name("min_us").c_str(), t->min_us)
+      .bind(name("mean_us").c_str(), t->mean_us)
+      .bind(name("stdev_us").c_str(), t->stdev_us)
+      .bind(name("samples").c_str(), t->samples)
+      .bind(name("discarded").c_str(), t->discarded)
+      .bind(name("sm_clock_mhz").c_str(), t->sm_clock_mhz);
+}
 
-  // Steps an INSERT ... RETURNING id to its end and gives the id.
+// Steps an INSERT ... RETURNING id to its end and gives the id.
 std::int64_t Writer::returned_id(Statement& s) {
-    if (!s.step()) throw Error(ErrorKind::internal, "INSERT ... RETURNING gave no row");
-    const std::int64_t id = s.column_int64(0);
-    s.run();
-    return id;
-  }
+  if (!s.step()) throw Error(ErrorKind::internal, "INSERT ... RETURNING gave no row");
+  const std::int64_t id = s.column_int64(0);
+  s.run();
+  return id;
+}
 
 }  // namespace sgt::store_rows

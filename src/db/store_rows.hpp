@@ -36,14 +36,15 @@ inline constexpr const char* problem_match =
 // The conditions columns (version 3) of each stage: <stage>_<field>, in this order.
 inline constexpr const char* condition_stages[] = {"screen", "final", "cublas"};
 inline constexpr const char* condition_fields[] = {"sm_clock_min_mhz",
-                                            "sm_clock_max_mhz",
-                                            "nvml_sm_clock_mhz",
-                                            "power_mw",
-                                            "temperature_c",
-                                            "clock_reasons",
-                                            "cache"};
+                                                   "sm_clock_max_mhz",
+                                                   "nvml_sm_clock_mhz",
+                                                   "power_mw",
+                                                   "temperature_c",
+                                                   "clock_reasons",
+                                                   "cache"};
 inline constexpr int condition_field_count = 7;
-inline constexpr int candidate_column_count = 2 + problem_column_count + 25 + 3 * condition_field_count;
+inline constexpr int candidate_column_count =
+    2 + problem_column_count + 25 + 3 * condition_field_count;
 inline constexpr int winner_column_count = problem_column_count + 21;
 inline constexpr const char* winner_joins =
     " FROM winners w JOIN problems p ON p.id = w.problem_id JOIN gpus g ON g.id = w.gpu_id "

@@ -15,9 +15,7 @@ namespace sgt {
 namespace {
 
 SgemmArgs kernel_args(const GemmCall& call, float* workspace) {
-  const ProblemKey& p = call.key;
-  return SgemmArgs{call.a, call.b, call.c,     workspace, p.m, p.n, p.k,    p.lda,
-                   p.ldb,  p.ldc,  call.alpha, call.beta, 1,   0,   nullptr};
+  return problem_args(call.key, call.a, call.b, call.c, workspace, call.alpha, call.beta);
 }
 
 cublasOperation_t cublas_op(Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }

@@ -157,4 +157,10 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
   }
 }
 
+SgemmArgs problem_args(const ProblemKey& p, const float* a, const float* b, float* c,
+                       float* workspace, float alpha, float beta) {
+  return SgemmArgs{a,     b,     c,     workspace, p.m, p.n, p.k,    p.lda,
+                   p.ldb, p.ldc, alpha, beta,      1,   0,   nullptr};
+}
+
 }  // namespace sgt

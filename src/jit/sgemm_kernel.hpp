@@ -36,4 +36,8 @@ class SgemmKernel {
   mutable std::mutex smem_mutex_;
 };
 
+// The arguments of one launch on problem p (launch sets the K split from the geometry).
+SgemmArgs problem_args(const ProblemKey& p, const float* a, const float* b, float* c,
+                       float* workspace, float alpha, float beta);
+
 }  // namespace sgt

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "common/error.hpp"
@@ -189,371 +190,447 @@ std::vector<CompileRequest> first_batches(const std::vector<Problem>& upcoming,
 
 }  // namespace
 
-ProblemResult Tuner::tune(const Problem& problem, int index, int count,
-                          const ProgressFn& progress) {
-  State& s = *state_;
-  const ProblemKey& key = problem.key;
-  const Clock::time_point started = Clock::now();
-  const int flushes_at_start = s.timer.flushes();
-  ProblemResult result;
-  TimeSpent& spent = result.spent;
-  result.problem = key;
-  if (const std::string why = validate(key); !why.empty())
-    throw Error(ErrorKind::invalid_value, fmt::format("{}: {}", key.to_string(), why));
-
-  const CandidateList list = plan_candidates(s.enumeration, s.limits, key, s.device.arch());
-  const std::vector<PlannedCandidate>& work = list.candidates;
-  result.pruned = list.pruned;
-  SearchOrder order(s.options.strategy, s.space, work, s.options.max_candidates, s.options.seed,
-                    warm_start_candidates(key, known_winners(s.store, s.gpu, key), work));
-  result.candidates = order.budget();
-  std::vector<std::size_t> batch = order.next_batch({});
-
-  // What an earlier (interrupted) run already finished for this problem on this GPU and software.
-  std::map<std::pair<std::string, std::string>, CandidateRecord> finished;
-  const auto finished_key = [](const std::string& family, const std::string& config,
-                               const std::string& hash) {
-    return std::make_pair(family, config + "|" + hash);
-  };
-  // With retune, only what this command recorded (a worker restarted after a crash resumes).
-  for (CandidateRecord& r : s.store.candidates(key, s.gpu, s.software))
-    if (r.outcome != Outcome::compiled &&
-        (!s.options.retune || r.run_id > s.options.retune_after_run))
-      finished.emplace(finished_key(r.family, r.config, r.template_hash), std::move(r));
-  if (!s.options.retune) {
-    // Tuned already: a winner is stored and the search's budget was spent on candidates of the
-    // current space and templates (a space or template change, or a larger budget, goes on).
-    if (auto winner = s.store.find_winner(key, s.gpu.name, s.gpu.arch);
-        winner && !finished.empty()) {
-      int known = 0;
-      for (const PlannedCandidate& w : work)
-        known +=
-            finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash));
-      const bool all_known = known >= order.budget();
-      if (all_known) {
-        result.already_tuned = true;
-        result.family = winner->family;
-        result.config = winner->config;
-        result.winner_us = winner->time_us;
-        result.cublas_us = winner->cublas_us;
-        result.reason = "already tuned (use --retune to measure again)";
-        result.seconds = seconds_since(started);
-        return result;
-      }
-    }
+// One problem's tuning, step by step: Tuner::tune calls the steps in order. The per-problem state
+// the steps share lives here; the per-run state (GPU, store, caches) in Tuner::State.
+class Tuner::Search {
+ public:
+  Search(State& s, const Problem& problem, int index, int count, const ProgressFn& progress)
+      : s_(s),
+        problem_(problem),
+        key_(problem.key),
+        progress_(progress),
+        flushes_at_start_(s.timer.flushes()),
+        list_(plan(s, problem.key)),
+        order_(s.options.strategy, s.space, work_, s.options.max_candidates, s.options.seed,
+               warm_start_candidates(key_, known_winners(s.store, s.gpu, key_), work_)),
+        p_{index, count, key_.to_string(), 0, 0, 0, 0, "screen"} {
+    result_.problem = key_;
+    result_.pruned = list_.pruned;
+    result_.candidates = order_.budget();
+    p_.total = order_.budget();
   }
 
-  GemmChecker checker(key, s.utility, s.cublas, s.stream.get(),
-                      s.options.settings.verify.tolerance_factor);
-  const std::uint64_t timing_seed = s.options.seed;
-  const float alpha = problem.alpha, beta = problem.beta;
-  checker.fill_random(timing_seed);
-  // The checker's buffers (cold-flush), or copies of them to rotate over (cache rotate).
-  const OperandRotation operands(key, {checker.a(), checker.b(), checker.c()},
-                                 s.options.settings.measure, s.stream.get());
-  const RotatingLaunch cublas_launch = operands.launch([&](cudaStream_t st, const OperandSet& o) {
-    s.cublas.sgemm(st, key, alpha, o.a, o.b, beta, o.c);
-  });
-  {
-    const Clock::time_point t = Clock::now();
-    const Measurement m = s.timer.screen(cublas_launch);
-    result.cublas_us = m.median_us;
-    spent.screen_samples += static_cast<int>(m.samples_us.size());
-    spent.screen_s += seconds_since(t);
-  }
+  bool resume_or_done();     // what an earlier run finished; true when nothing is left to do
+  void prepare_data();       // the timing data, its operand sets, and cuBLAS screened on them
+  void screen_candidates();  // batches of candidates compiled, verified and screened
+  void confirm_finalists();  // the finalists, cuBLASLt and cuBLAS in interleaved rounds
+  void store_winner();       // the statistical gate's verdict, stored
+  ProblemResult finish();
 
-  // The wall-time budget that ends first: this problem's or the run's.
-  const bool has_run_deadline = s.options.run_deadline != std::chrono::system_clock::time_point{};
-  const auto out_of_time = [&]() -> std::string {
-    if (s.options.problem_seconds > 0 && seconds_since(started) >= s.options.problem_seconds)
-      return fmt::format("per-problem time budget of {:g} s reached", s.options.problem_seconds);
-    if (has_run_deadline && std::chrono::system_clock::now() >= s.options.run_deadline)
-      return "run time budget reached";
-    return {};
-  };
-  const int threads = compile_threads(s.options);
-  std::vector<std::size_t> prefetched;  // the last guess handed to the prefetcher
-  const std::vector<CompileRequest> ahead = first_batches(
-      s.upcoming, s.enumeration, s.limits, s.device.arch(), s.options, s.space, s.store, s.gpu);
-  bool ahead_wanted = false;
-
-  std::map<std::size_t, double> screened;     // correct candidates: screening median
-  std::map<std::size_t, std::string> cubins;  // kept for the finalists
-  Progress p{index, count, key.to_string(), 0, order.budget(), 0, result.cublas_us, "screen"};
-  double measure_s = 0;
-
-  for (; !batch.empty() && result.budget_note.empty(); batch = order.next_batch(screened)) {
-    // Compile the batch's unfinished candidates on worker threads, in measuring order.
-    std::vector<CompilePool::Job> jobs;
-    std::vector<std::size_t> job_of(batch.size(), SIZE_MAX);
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      const PlannedCandidate& w = work[batch[b]];
-      if (finished.contains(finished_key(w.candidate.family->name(), w.config, w.template_hash)))
-        continue;
-      job_of[b] = jobs.size();
-      jobs.push_back([&cache = s.cache, file = w.template_file, defines = w.defines,
-                      arch = s.device.arch()] { return cache.compile(file, defines, arch); });
-    }
-    CompilePool pool(std::move(jobs), threads);
-
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      if (result.budget_note = out_of_time(); !result.budget_note.empty()) break;
-      const std::size_t i = batch[b];
-      const PlannedCandidate& w = work[i];
-      const Family& family = *w.candidate.family;
-      CandidateRecord rec = candidate_record(w, key, s.run_id);
-      ++result.measured;
-
-      if (job_of[b] == SIZE_MAX) {
-        const CandidateRecord& old =
-            finished.at(finished_key(rec.family, rec.config, rec.template_hash));
-        ++result.resumed;
-        if (old.outcome == Outcome::ok && old.screen) {
-          screened[i] = old.screen->median_us;
-          ++result.ok;
-        } else {
-          ++result.failed;
-        }
-      } else {
-        const Clock::time_point wait_start = Clock::now();
-        CompileResult compiled = pool.take(job_of[b]);
-        spent.compile_wait_s += seconds_since(wait_start);
-        const Clock::time_point measure_start = Clock::now();
-        const LaunchGeometry geometry = family.geometry(w.candidate.knobs, key);
-        const ResourceVerdict resources = check_resources(compiled, geometry, s.limits);
-        rec.registers = resources.registers;
-        rec.spill_bytes = resources.spill_bytes;
-        rec.smem_bytes = resources.smem_bytes;
-        if (!compiled.ok) {
-          rec.outcome = Outcome::compile_failed;
-          rec.message = compiled.log;
-        } else if (!resources.violation.empty()) {
-          rec.outcome = Outcome::resources_exceeded;
-          rec.message = resources.violation;
-        } else {
-          try {
-            // From here a kernel of ours runs: a supervisor watching for crashes and hangs needs
-            // to know which candidate is in flight.
-            if (s.options.on_candidate) s.options.on_candidate(rec, true);
-            SgemmKernel kernel(compiled.cubin);
-            // The loaded function's attributes are authoritative where the ptxas report is silent.
-            rec.registers = kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
-            const int local_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-            if (local_bytes > 0) {
-              throw Error(
-                  ErrorKind::internal,
-                  fmt::format("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {} bytes of local memory "
-                              "per thread (spills or stack)",
-                              local_bytes));
-            }
-            float* ws = s.workspace_for(geometry.workspace_floats);
-            const GemmFn gemm = [&](cudaStream_t st, float al, const float* a, const float* b,
-                                    float be, float* c) {
-              SgemmArgs args{a,       b,       c,       ws, key.m, key.n, key.k,
-                             key.lda, key.ldb, key.ldc, al, be,    1,     0};
-              kernel.launch(geometry, args, st);
-            };
-            const Clock::time_point verify_start = Clock::now();
-            const CheckResult check = checker.check(gemm, check_seed(timing_seed));
-            spent.verify_s += seconds_since(verify_start);
-            rec.error = std::max(check.error_beta_zero, check.error_beta);
-            rec.message = check.message;
-            if (!check.passed) {
-              rec.outcome = Outcome::incorrect;
-              s.workspace.zero();  // a wrong kernel may have left tile counters behind
-            } else {
-              const Clock::time_point screen_start = Clock::now();
-              checker.fill_random(timing_seed);
-              // The verification has just run the kernel on this problem: it is primed and warm.
-              // A first sample far above the fastest so far cannot make it a finalist.
-              double fastest_us = result.cublas_us;
-              for (const auto& [c, us] : screened) fastest_us = std::min(fastest_us, us);
-              const double reject_factor = s.options.settings.measure.screen_reject_factor;
-              const Measurement m =
-                  s.timer.screen(operands.launch([&](cudaStream_t st, const OperandSet& o) {
-                    gemm(st, alpha, o.a, o.b, beta, o.c);
-                  }),
-                                 true, reject_factor > 0 ? reject_factor * fastest_us : 0);
-              spent.screen_s += seconds_since(screen_start);
-              spent.screen_samples += static_cast<int>(m.samples_us.size());
-              rec.screen = timing_record(m);
-              rec.outcome = Outcome::ok;
-              screened[i] = m.median_us;
-              cubins[i] = std::move(compiled.cubin);
-            }
-          } catch (const Error& e) {
-            const std::string what = e.what();
-            rec.outcome = what.find("OUT_OF_RESOURCES") != std::string::npos
-                              ? Outcome::resources_exceeded
-                              : Outcome::launch_failed;
-            rec.message = what;
-            if (context_is_broken()) {
-              s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
-              if (s.options.on_candidate) s.options.on_candidate(rec, false);
-              throw ContextLost(ErrorKind::cuda,
-                                fmt::format("candidate {} {} broke the CUDA context: {}",
-                                            rec.family, rec.config, what));
-            }
-          }
-        }
-        rec.outcome == Outcome::ok ? ++result.ok : ++result.failed;
-        s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
-        if (s.options.on_candidate) s.options.on_candidate(rec, false);
-        measure_s += seconds_since(measure_start);
-      }
-      // Once this batch's compiles are all under way, compile what the search will likely ask
-      // for next, so that the GPU does not wait for it.
-      // Then the upcoming problems' first batches, behind this problem's own guesses.
-      if (pool.all_started()) {
-        if (std::vector<std::size_t> guess = order.likely_next(screened, kPrefetchCount);
-            guess != prefetched || !ahead_wanted) {
-          std::vector<CompileRequest> requests;
-          for (std::size_t g : guess) requests.push_back({work[g].template_file, work[g].defines});
-          requests.insert(requests.end(), ahead.begin(), ahead.end());
-          s.prefetch.want(std::move(requests));
-          prefetched = std::move(guess);
-          ahead_wanted = true;
-        }
-      }
-      p.done = result.measured;
-      for (const auto& [c, us] : screened)
-        if (p.best_us == 0 || us < p.best_us) p.best_us = us;
-      p.elapsed_s = seconds_since(started);
-      p.compile_wait_s = spent.compile_wait_s;
-      p.measure_s = measure_s;
-      if (progress) progress(p);
-    }
-  }
-
+ private:
+  using FinishedKey = std::pair<std::string, std::string>;
   struct Scored {
     std::size_t index;
     double screen_us;
   };
-  std::vector<Scored> scored;
-  for (const auto& [i, us] : screened) scored.push_back({i, us});
 
-  // Confirmation: the finalists and cuBLAS in interleaved rounds, one cold sample each per round.
-  std::sort(scored.begin(), scored.end(),
+  static CandidateList plan(State& s, const ProblemKey& key) {
+    if (const std::string why = validate(key); !why.empty())
+      throw Error(ErrorKind::invalid_value, fmt::format("{}: {}", key.to_string(), why));
+    return plan_candidates(s.enumeration, s.limits, key, s.device.arch());
+  }
+  static FinishedKey finished_key(const std::string& family, const std::string& config,
+                                  const std::string& hash) {
+    return std::make_pair(family, config + "|" + hash);
+  }
+  FinishedKey finished_key(const PlannedCandidate& w) const {
+    return finished_key(w.candidate.family->name(), w.config, w.template_hash);
+  }
+  std::string out_of_time() const;
+  void screen_batch(const std::vector<std::size_t>& batch);
+  void resume_candidate(std::size_t i, const CandidateRecord& rec);
+  void measure_candidate(std::size_t i, CompileResult compiled, CandidateRecord& rec);
+  void verify_and_screen(std::size_t i, const SgemmKernel& kernel, const LaunchGeometry& geometry,
+                         CompileResult& compiled, CandidateRecord& rec);
+  void compile_ahead(CompilePool& pool);
+  void report_progress();
+
+  State& s_;
+  const Problem& problem_;
+  const ProblemKey& key_;
+  const ProgressFn& progress_;
+  const Clock::time_point started_ = Clock::now();
+  const int flushes_at_start_;
+  ProblemResult result_;
+  TimeSpent& spent_ = result_.spent;
+  const CandidateList list_;
+  const std::vector<PlannedCandidate>& work_ = list_.candidates;
+  SearchOrder order_;
+  std::map<FinishedKey, CandidateRecord> finished_;  // by an earlier (interrupted) run
+  std::optional<GemmChecker> checker_;
+  std::optional<OperandRotation> operands_;  // the checker's buffers, or copies to rotate over
+  RotatingLaunch cublas_launch_;
+  const std::uint64_t timing_seed_ = s_.options.seed;
+  std::vector<CompileRequest> ahead_;          // the upcoming problems' first batches
+  bool ahead_wanted_ = false;                  // handed to the prefetcher
+  std::vector<std::size_t> prefetched_;        // the last guess handed to the prefetcher
+  std::map<std::size_t, double> screened_;     // correct candidates: screening median
+  std::map<std::size_t, std::string> cubins_;  // kept for the finalists
+  Progress p_;
+  double measure_s_ = 0;
+  // Confirmation
+  std::vector<Scored> scored_;  // fastest screened first
+  std::size_t finalist_count_ = 0;
+  LtContender lt_;
+  std::vector<Finalist> finalists_;
+};
+
+bool Tuner::Search::resume_or_done() {
+  // With retune, only what this command recorded (a worker restarted after a crash resumes).
+  for (CandidateRecord& r : s_.store.candidates(key_, s_.gpu, s_.software))
+    if (r.outcome != Outcome::compiled &&
+        (!s_.options.retune || r.run_id > s_.options.retune_after_run))
+      finished_.emplace(finished_key(r.family, r.config, r.template_hash), std::move(r));
+  if (s_.options.retune) return false;
+  // Tuned already: a winner is stored and the search's budget was spent on candidates of the
+  // current space and templates (a space or template change, or a larger budget, goes on).
+  const auto winner = s_.store.find_winner(key_, s_.gpu.name, s_.gpu.arch);
+  if (!winner || finished_.empty()) return false;
+  int known = 0;
+  for (const PlannedCandidate& w : work_) known += finished_.contains(finished_key(w));
+  if (known < order_.budget()) return false;
+  result_.already_tuned = true;
+  result_.family = winner->family;
+  result_.config = winner->config;
+  result_.winner_us = winner->time_us;
+  result_.cublas_us = winner->cublas_us;
+  result_.reason = "already tuned (use --retune to measure again)";
+  return true;
+}
+
+void Tuner::Search::prepare_data() {
+  checker_.emplace(key_, s_.utility, s_.cublas, s_.stream.get(),
+                   s_.options.settings.verify.tolerance_factor);
+  checker_->fill_random(timing_seed_);
+  operands_.emplace(key_, OperandSet{checker_->a(), checker_->b(), checker_->c()},
+                    s_.options.settings.measure, s_.stream.get());
+  cublas_launch_ = operands_->launch([this](cudaStream_t st, const OperandSet& o) {
+    s_.cublas.sgemm(st, key_, problem_.alpha, o.a, o.b, problem_.beta, o.c);
+  });
+  const Clock::time_point t = Clock::now();
+  const Measurement m = s_.timer.screen(cublas_launch_);
+  result_.cublas_us = m.median_us;
+  p_.cublas_us = m.median_us;
+  spent_.screen_samples += static_cast<int>(m.samples_us.size());
+  spent_.screen_s += seconds_since(t);
+  ahead_ = first_batches(s_.upcoming, s_.enumeration, s_.limits, s_.device.arch(), s_.options,
+                         s_.space, s_.store, s_.gpu);
+}
+
+// The wall-time budget that ends first: this problem's or the run's.
+std::string Tuner::Search::out_of_time() const {
+  if (s_.options.problem_seconds > 0 && seconds_since(started_) >= s_.options.problem_seconds)
+    return fmt::format("per-problem time budget of {:g} s reached", s_.options.problem_seconds);
+  const bool has_run_deadline = s_.options.run_deadline != std::chrono::system_clock::time_point{};
+  if (has_run_deadline && std::chrono::system_clock::now() >= s_.options.run_deadline)
+    return "run time budget reached";
+  return {};
+}
+
+void Tuner::Search::screen_candidates() {
+  for (std::vector<std::size_t> batch = order_.next_batch({});
+       !batch.empty() && result_.budget_note.empty(); batch = order_.next_batch(screened_))
+    screen_batch(batch);
+}
+
+void Tuner::Search::screen_batch(const std::vector<std::size_t>& batch) {
+  // Compile the batch's unfinished candidates on worker threads, in measuring order.
+  std::vector<CompilePool::Job> jobs;
+  std::vector<std::size_t> job_of(batch.size(), SIZE_MAX);
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    const PlannedCandidate& w = work_[batch[b]];
+    if (finished_.contains(finished_key(w))) continue;
+    job_of[b] = jobs.size();
+    jobs.push_back([&cache = s_.cache, file = w.template_file, defines = w.defines,
+                    arch = s_.device.arch()] { return cache.compile(file, defines, arch); });
+  }
+  CompilePool pool(std::move(jobs), compile_threads(s_.options));
+
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    if (result_.budget_note = out_of_time(); !result_.budget_note.empty()) break;
+    const std::size_t i = batch[b];
+    CandidateRecord rec = candidate_record(work_[i], key_, s_.run_id);
+    ++result_.measured;
+    if (job_of[b] == SIZE_MAX) {
+      resume_candidate(i, rec);
+    } else {
+      const Clock::time_point wait_start = Clock::now();
+      CompileResult compiled = pool.take(job_of[b]);
+      spent_.compile_wait_s += seconds_since(wait_start);
+      const Clock::time_point measure_start = Clock::now();
+      measure_candidate(i, std::move(compiled), rec);
+      rec.outcome == Outcome::ok ? ++result_.ok : ++result_.failed;
+      s_.store.record_candidate(s_.run_id, s_.gpu, s_.software, rec);
+      if (s_.options.on_candidate) s_.options.on_candidate(rec, false);
+      measure_s_ += seconds_since(measure_start);
+    }
+    compile_ahead(pool);
+    report_progress();
+  }
+}
+
+void Tuner::Search::resume_candidate(std::size_t i, const CandidateRecord& rec) {
+  const CandidateRecord& old =
+      finished_.at(finished_key(rec.family, rec.config, rec.template_hash));
+  ++result_.resumed;
+  if (old.outcome == Outcome::ok && old.screen) {
+    screened_[i] = old.screen->median_us;
+    ++result_.ok;
+  } else {
+    ++result_.failed;
+  }
+}
+
+// A compiled candidate: its resources checked, loaded, verified and screened. A candidate that
+// breaks the CUDA context is recorded, and the run must restart (ContextLost).
+void Tuner::Search::measure_candidate(std::size_t i, CompileResult compiled, CandidateRecord& rec) {
+  const PlannedCandidate& w = work_[i];
+  const LaunchGeometry geometry = w.candidate.family->geometry(w.candidate.knobs, key_);
+  const ResourceVerdict resources = check_resources(compiled, geometry, s_.limits);
+  rec.registers = resources.registers;
+  rec.spill_bytes = resources.spill_bytes;
+  rec.smem_bytes = resources.smem_bytes;
+  if (!compiled.ok) {
+    rec.outcome = Outcome::compile_failed;
+    rec.message = compiled.log;
+    return;
+  }
+  if (!resources.violation.empty()) {
+    rec.outcome = Outcome::resources_exceeded;
+    rec.message = resources.violation;
+    return;
+  }
+  try {
+    // From here a kernel of ours runs: a supervisor watching for crashes and hangs needs to know
+    // which candidate is in flight.
+    if (s_.options.on_candidate) s_.options.on_candidate(rec, true);
+    SgemmKernel kernel(compiled.cubin);
+    // The loaded function's attributes are authoritative where the ptxas report is silent.
+    rec.registers = kernel.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    const int local_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    if (local_bytes > 0) {
+      throw Error(ErrorKind::internal,
+                  fmt::format("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {} bytes of local memory "
+                              "per thread (spills or stack)",
+                              local_bytes));
+    }
+    verify_and_screen(i, kernel, geometry, compiled, rec);
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    rec.outcome = what.find("OUT_OF_RESOURCES") != std::string::npos ? Outcome::resources_exceeded
+                                                                     : Outcome::launch_failed;
+    rec.message = what;
+    if (context_is_broken()) {
+      s_.store.record_candidate(s_.run_id, s_.gpu, s_.software, rec);
+      if (s_.options.on_candidate) s_.options.on_candidate(rec, false);
+      throw ContextLost(ErrorKind::cuda, fmt::format("candidate {} {} broke the CUDA context: {}",
+                                                     rec.family, rec.config, what));
+    }
+  }
+}
+
+void Tuner::Search::verify_and_screen(std::size_t i, const SgemmKernel& kernel,
+                                      const LaunchGeometry& geometry, CompileResult& compiled,
+                                      CandidateRecord& rec) {
+  float* ws = s_.workspace_for(geometry.workspace_floats);
+  const GemmFn gemm = [&](cudaStream_t st, float al, const float* a, const float* b, float be,
+                          float* c) {
+    kernel.launch(geometry, problem_args(key_, a, b, c, ws, al, be), st);
+  };
+  const Clock::time_point verify_start = Clock::now();
+  const CheckResult check = checker_->check(gemm, check_seed(timing_seed_));
+  spent_.verify_s += seconds_since(verify_start);
+  rec.error = std::max(check.error_beta_zero, check.error_beta);
+  rec.message = check.message;
+  if (!check.passed) {
+    rec.outcome = Outcome::incorrect;
+    s_.workspace.zero();  // a wrong kernel may have left tile counters behind
+    return;
+  }
+  const Clock::time_point screen_start = Clock::now();
+  checker_->fill_random(timing_seed_);
+  // The verification has just run the kernel on this problem: it is primed and warm. A first
+  // sample far above the fastest so far cannot make it a finalist.
+  double fastest_us = result_.cublas_us;
+  for (const auto& [c, us] : screened_) fastest_us = std::min(fastest_us, us);
+  const double reject_factor = s_.options.settings.measure.screen_reject_factor;
+  const Measurement m =
+      s_.timer.screen(operands_->launch([&](cudaStream_t st, const OperandSet& o) {
+        gemm(st, problem_.alpha, o.a, o.b, problem_.beta, o.c);
+      }),
+                      true, reject_factor > 0 ? reject_factor * fastest_us : 0);
+  spent_.screen_s += seconds_since(screen_start);
+  spent_.screen_samples += static_cast<int>(m.samples_us.size());
+  rec.screen = timing_record(m);
+  rec.outcome = Outcome::ok;
+  screened_[i] = m.median_us;
+  cubins_[i] = std::move(compiled.cubin);
+}
+
+// Once a batch's compiles are all under way, compile what the search will likely ask for next,
+// then the upcoming problems' first batches, so that the GPU does not wait for them.
+void Tuner::Search::compile_ahead(CompilePool& pool) {
+  if (!pool.all_started()) return;
+  std::vector<std::size_t> guess = order_.likely_next(screened_, kPrefetchCount);
+  if (guess == prefetched_ && ahead_wanted_) return;
+  std::vector<CompileRequest> requests;
+  for (std::size_t g : guess) requests.push_back({work_[g].template_file, work_[g].defines});
+  requests.insert(requests.end(), ahead_.begin(), ahead_.end());
+  s_.prefetch.want(std::move(requests));
+  prefetched_ = std::move(guess);
+  ahead_wanted_ = true;
+}
+
+void Tuner::Search::report_progress() {
+  p_.done = result_.measured;
+  for (const auto& [c, us] : screened_)
+    if (p_.best_us == 0 || us < p_.best_us) p_.best_us = us;
+  p_.elapsed_s = seconds_since(started_);
+  p_.compile_wait_s = spent_.compile_wait_s;
+  p_.measure_s = measure_s_;
+  if (progress_) progress_(p_);
+}
+
+void Tuner::Search::confirm_finalists() {
+  for (const auto& [i, us] : screened_) scored_.push_back({i, us});
+  std::sort(scored_.begin(), scored_.end(),
             [](const Scored& a, const Scored& b) { return a.screen_us < b.screen_us; });
-  const std::size_t n_final =
-      std::min<std::size_t>(scored.size(), std::max(1, s.options.settings.measure.finalists));
-  LtContender lt;
-  if (s.lt) {
+  finalist_count_ =
+      std::min<std::size_t>(scored_.size(), std::max(1, s_.options.settings.measure.finalists));
+  if (s_.lt) {
     const Clock::time_point t = Clock::now();
-    lt = screen_lt_algorithms(*s.lt, key, s.options.lt_algos, checker, s.timer, operands,
-                              s.stream.get(), alpha, beta, timing_seed);
-    spent.lt_s += seconds_since(t);
+    lt_ = screen_lt_algorithms(*s_.lt, key_, s_.options.lt_algos, *checker_, s_.timer, *operands_,
+                               s_.stream.get(), problem_.alpha, problem_.beta, timing_seed_);
+    spent_.lt_s += seconds_since(t);
   }
   std::vector<std::unique_ptr<SgemmKernel>> kernels;
   std::vector<LaunchGeometry> geometries;
-  std::vector<RotatingLaunch> launches = {cublas_launch};
-  for (std::size_t f = 0; f < n_final; ++f) {
-    const std::size_t i = scored[f].index;
-    const PlannedCandidate& w = work[i];
-    if (!cubins.contains(i)) {  // resumed: compile again (the cubin was not kept)
+  for (std::size_t f = 0; f < finalist_count_; ++f) {
+    const std::size_t i = scored_[f].index;
+    const PlannedCandidate& w = work_[i];
+    if (!cubins_.contains(i)) {  // resumed: compile again (the cubin was not kept)
       const Clock::time_point t = Clock::now();
-      CompileResult r = s.cache.compile(w.template_file, w.defines, s.device.arch());
-      spent.compile_wait_s += seconds_since(t);
+      CompileResult r = s_.cache.compile(w.template_file, w.defines, s_.device.arch());
+      spent_.compile_wait_s += seconds_since(t);
       if (!r.ok)
         throw Error(ErrorKind::compile, fmt::format("{} no longer compiles:\n{}", w.config, r.log));
-      cubins[i] = std::move(r.cubin);
+      cubins_[i] = std::move(r.cubin);
     }
-    kernels.push_back(std::make_unique<SgemmKernel>(cubins[i]));
-    geometries.push_back(w.candidate.family->geometry(w.candidate.knobs, key));
+    kernels.push_back(std::make_unique<SgemmKernel>(cubins_[i]));
+    geometries.push_back(w.candidate.family->geometry(w.candidate.knobs, key_));
   }
   std::size_t workspace_floats = 0;
   for (const LaunchGeometry& g : geometries)
     workspace_floats = std::max(workspace_floats, g.workspace_floats);
-  float* ws = s.workspace_for(workspace_floats);
-  for (std::size_t f = 0; f < n_final; ++f) {
-    launches.push_back(operands.launch([&, f](cudaStream_t st, const OperandSet& o) {
-      SgemmArgs args{o.a,     o.b,     o.c,     ws,    key.m, key.n, key.k,
-                     key.lda, key.ldb, key.ldc, alpha, beta,  1,     0};
-      kernels[f]->launch(geometries[f], args, st);
+  float* ws = s_.workspace_for(workspace_floats);
+  std::vector<RotatingLaunch> launches = {cublas_launch_};
+  for (std::size_t f = 0; f < finalist_count_; ++f) {
+    launches.push_back(operands_->launch([&, f](cudaStream_t st, const OperandSet& o) {
+      kernels[f]->launch(geometries[f],
+                         problem_args(key_, o.a, o.b, o.c, ws, problem_.alpha, problem_.beta), st);
     }));
   }
-  if (lt.index >= 0)  // the last of the rounds' kernels
-    launches.push_back(operands.launch([&](cudaStream_t st, const OperandSet& o) {
-      s.lt->run(*lt.plan, lt.index, st, alpha, o.a, o.b, beta, o.c);
+  if (lt_.index >= 0)  // the last of the rounds' kernels
+    launches.push_back(operands_->launch([&](cudaStream_t st, const OperandSet& o) {
+      s_.lt->run(*lt_.plan, lt_.index, st, problem_.alpha, o.a, o.b, problem_.beta, o.c);
     }));
-  p.stage = "confirm";
-  if (progress) progress(p);
+  p_.stage = "confirm";
+  if (progress_) progress_(p_);
   const Clock::time_point confirm_start = Clock::now();
-  checker.fill_random(timing_seed);
-  const Interleaved rounds = s.timer.interleave(launches, s.options.seed);
-  spent.confirm_s += seconds_since(confirm_start);
-  result.cublas_us = rounds.kernels[0].median_us;
-  result.rounds = rounds.rounds;
-  result.discarded_rounds = rounds.discarded_rounds;
-  result.sm_clock_mhz = rounds.kernels[0].sm_clock_mhz;
-  result.clock_policy = s.timer.clock_policy();
+  checker_->fill_random(timing_seed_);
+  const Interleaved rounds = s_.timer.interleave(launches, s_.options.seed);
+  spent_.confirm_s += seconds_since(confirm_start);
+  result_.cublas_us = rounds.kernels[0].median_us;
+  result_.rounds = rounds.rounds;
+  result_.discarded_rounds = rounds.discarded_rounds;
+  result_.sm_clock_mhz = rounds.kernels[0].sm_clock_mhz;
+  result_.clock_policy = s_.timer.clock_policy();
 
-  std::vector<Finalist> finalists;
-  for (std::size_t f = 0; f < n_final; ++f) {
-    const PlannedCandidate& w = work[scored[f].index];
+  for (std::size_t f = 0; f < finalist_count_; ++f) {
+    const PlannedCandidate& w = work_[scored_[f].index];
     const Measurement& m = rounds.kernels[f + 1];
-    finalists.push_back({m.median_us, rounds.ratio_summary[f + 1].median,
-                         rounds.ratio_summary[f + 1].spread,
-                         w.candidate.family->complexity(w.candidate.knobs)});
-    CandidateRecord rec = candidate_record(w, key, s.run_id);
-    for (const CandidateRecord& old : s.store.candidates(key, s.gpu, s.software))
+    finalists_.push_back({m.median_us, rounds.ratio_summary[f + 1].median,
+                          rounds.ratio_summary[f + 1].spread,
+                          w.candidate.family->complexity(w.candidate.knobs)});
+    CandidateRecord rec = candidate_record(w, key_, s_.run_id);
+    for (const CandidateRecord& old : s_.store.candidates(key_, s_.gpu, s_.software))
       if (old.family == rec.family && old.config == rec.config &&
           old.template_hash == rec.template_hash)
         rec = old;
     rec.final = timing_record(m);
-    rec.cublas_us = result.cublas_us;
+    rec.cublas_us = result_.cublas_us;
     rec.cublas_conditions = measure_conditions(rounds.kernels[0]);
-    s.store.record_candidate(s.run_id, s.gpu, s.software, rec);
-    if (result.best_candidate_us == 0 || m.median_us < result.best_candidate_us)
-      result.best_candidate_us = m.median_us;
+    s_.store.record_candidate(s_.run_id, s_.gpu, s_.software, rec);
+    if (result_.best_candidate_us == 0 || m.median_us < result_.best_candidate_us)
+      result_.best_candidate_us = m.median_us;
   }
-
-  if (lt.index >= 0) {
+  if (lt_.index >= 0) {
     // Ties go to the own kernels: cuBLASLt's algorithm has to win outright.
-    const std::size_t r = n_final + 1;
-    finalists.push_back({rounds.kernels[r].median_us, rounds.ratio_summary[r].median,
-                         rounds.ratio_summary[r].spread, kLibraryComplexity});
+    const std::size_t r = finalist_count_ + 1;
+    finalists_.push_back({rounds.kernels[r].median_us, rounds.ratio_summary[r].median,
+                          rounds.ratio_summary[r].spread, kLibraryComplexity});
   }
-  const Verdict verdict = choose_winner(finalists);
-  const bool lt_won = lt.index >= 0 && verdict.winner == static_cast<int>(n_final);
+}
+
+void Tuner::Search::store_winner() {
+  const Verdict verdict = choose_winner(finalists_);
+  const bool lt_won = lt_.index >= 0 && verdict.winner == static_cast<int>(finalist_count_);
   WinnerRecord winner;
-  winner.problem = key;
-  winner.gpu = s.gpu;
-  winner.software = s.software;
-  winner.cublas_us = result.cublas_us;
+  winner.problem = key_;
+  winner.gpu = s_.gpu;
+  winner.software = s_.software;
+  winner.cublas_us = result_.cublas_us;
   winner.tie_band = verdict.tie_band;
   if (lt_won) {
     winner.family = kCublasLtFamily;
     winner.config =
-        lt_algorithm_config(lt.plan->algorithms()[static_cast<std::size_t>(lt.index)].algo);
-    winner.time_us = finalists[verdict.winner].median_us;
+        lt_algorithm_config(lt_.plan->algorithms()[static_cast<std::size_t>(lt_.index)].algo);
+    winner.time_us = finalists_[verdict.winner].median_us;
   } else if (verdict.winner >= 0) {
-    const std::size_t i = scored[verdict.winner].index;
-    const PlannedCandidate& w = work[i];
+    const std::size_t i = scored_[verdict.winner].index;
+    const PlannedCandidate& w = work_[i];
     winner.family = w.candidate.family->name();
     winner.config = w.config;
     winner.template_hash = w.template_hash;
     winner.compile_options = w.options;
-    winner.time_us = finalists[verdict.winner].median_us;
-    winner.cubin.assign(cubins[i].begin(), cubins[i].end());
-    winner.cubin_arch = s.device.arch();
+    winner.time_us = finalists_[verdict.winner].median_us;
+    winner.cubin.assign(cubins_[i].begin(), cubins_[i].end());
+    winner.cubin_arch = s_.device.arch();
   } else {
-    winner.family = "cublas";
-    winner.time_us = result.cublas_us;
+    winner.family = kCublasFamily;
+    winner.time_us = result_.cublas_us;
   }
-  s.store.set_winner(winner);
-  result.family = winner.family;
-  result.config = winner.config;
-  result.winner_us = winner.time_us;
-  result.tie_band = verdict.tie_band;
-  result.reason = verdict.reason;
-  result.seconds = seconds_since(started);
-  spent.flushes = s.timer.flushes() - flushes_at_start;
-  spent.flush_s = spent.flushes * s.timer.flush_us() * 1e-6;
-  p.stage = "done";
-  p.elapsed_s = result.seconds;
-  if (progress) progress(p);
-  return result;
+  s_.store.set_winner(winner);
+  result_.family = winner.family;
+  result_.config = winner.config;
+  result_.winner_us = winner.time_us;
+  result_.tie_band = verdict.tie_band;
+  result_.reason = verdict.reason;
+}
+
+ProblemResult Tuner::Search::finish() {
+  result_.seconds = seconds_since(started_);
+  if (!result_.already_tuned) {
+    spent_.flushes = s_.timer.flushes() - flushes_at_start_;
+    spent_.flush_s = spent_.flushes * s_.timer.flush_us() * 1e-6;
+    p_.stage = "done";
+    p_.elapsed_s = result_.seconds;
+    if (progress_) progress_(p_);
+  }
+  return std::move(result_);
+}
+
+// The steps of one problem, in the manner of nvbench's measure_cold: resume, the data and
+// cuBLAS, the search (compile, verify, screen), confirmation against cuBLAS, the verdict.
+ProblemResult Tuner::tune(const Problem& problem, int index, int count,
+                          const ProgressFn& progress) {
+  Search search(*state_, problem, index, count, progress);
+  if (search.resume_or_done()) return search.finish();
+  search.prepare_data();
+  search.screen_candidates();
+  search.confirm_finalists();
+  search.store_winner();
+  return search.finish();
 }
 
 }  // namespace sgt

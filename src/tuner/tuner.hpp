@@ -116,6 +116,7 @@ class Tuner {
 
  private:
   struct State;
+  class Search;  // one problem's steps
   std::unique_ptr<State> state_;
 };
 

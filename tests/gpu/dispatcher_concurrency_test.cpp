@@ -515,22 +515,10 @@ TEST(ConcurrencyThreads, ThreadWithNoCurrentContext) {
     driver().cuCtxGetCurrent(&before);
     const ProblemKey& p = packed->p;
     try {
-      SgemmArgs args{packed->a[0].get(),
-                     packed->b[0].get(),
-                     out[0].get(),
-                     workspace.get(),
-                     p.m,
-                     p.n,
-                     p.k,
-                     p.lda,
-                     p.ldb,
-                     p.ldc,
-                     kAlpha,
-                     kBeta,
-                     1,
-                     0,
-                     nullptr};
-      kernel.launch(geometry, args, nullptr);
+      kernel.launch(geometry,
+                    problem_args(p, packed->a[0].get(), packed->b[0].get(), out[0].get(),
+                                 workspace.get(), kAlpha, kBeta),
+                    nullptr);
       direct_launch = "launched";
     } catch (const Error& e) {
       direct_launch = e.what();

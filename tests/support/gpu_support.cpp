@@ -123,13 +123,10 @@ struct CaseKernel {
     workspace.zero();
   }
   GemmFn gemm() {
-    return [this](cudaStream_t s, float alpha, const float* a, const float* b, float beta,
-                  float* cc) {
-      SgemmArgs args{
-          a,           b,           cc,          workspace.get(), problem.m, problem.n, problem.k,
-          problem.lda, problem.ldb, problem.ldc, alpha,           beta,      1,         0};
-      kernel.launch(geometry, args, s);
-    };
+    return
+        [this](cudaStream_t s, float alpha, const float* a, const float* b, float beta, float* cc) {
+          kernel.launch(geometry, problem_args(problem, a, b, cc, workspace.get(), alpha, beta), s);
+        };
   }
   SgemmKernel kernel;
   LaunchGeometry geometry;
