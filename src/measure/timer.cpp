@@ -434,6 +434,43 @@ Measurement Timer::measure(const RotatingLaunch& launch) {
   return m;
 }
 
+bool Timer::start_slots(const std::vector<RotatingLaunch>& launches, std::vector<Slot>& slots,
+                        Interleaved& result) {
+  for (const RotatingLaunch& launch : launches) slots.push_back({&launch});
+  const bool rotate = can_rotate(launches, result.warnings);
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    result.kernels[k].clock_policy = clock_policy();
+    result.kernels[k].cache = cache_name(slots[k], rotate);
+  }
+  for (Slot& slot : slots) prime(slot);
+  for (Slot& slot : slots) {
+    if (!warm_until_stable(slot)) add_warning(result.warnings, "SM clock not stable after warm-up");
+  }
+  return rotate;
+}
+
+void Timer::discard_rounds(Interleaved& result, int rounds, bool by_clock) {
+  result.discarded_rounds += rounds;
+  for (Measurement& m : result.kernels) {
+    m.discarded += rounds;
+    (by_clock ? m.discarded_clock : m.discarded_reasons) += rounds;
+  }
+}
+
+void Timer::keep_rounds(Interleaved& result, const std::vector<std::vector<Sample>>& rounds,
+                        std::vector<std::vector<double>>& clocks,
+                        std::vector<std::vector<double>>& spans) {
+  for (const std::vector<Sample>& kept : rounds) {
+    ++result.rounds;
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      result.kernels[k].samples_us.push_back(kept[k].gpu_us);
+      clocks[k].push_back(kept[k].clock_mhz);
+      spans[k].push_back(kept[k].span_mhz);
+      result.ratios[k].push_back(kept[k].gpu_us / kept[0].gpu_us);
+    }
+  }
+}
+
 Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::uint64_t seed) {
   if (launches.empty()) throw Error(ErrorKind::invalid_value, "interleave: no kernels");
   t0_s_ = now_s();
@@ -444,18 +481,8 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
   result.kernels.resize(count);
   result.ratios.resize(count);
   std::vector<Slot> slots;
-  for (const RotatingLaunch& launch : launches) slots.push_back({&launch});
-  const bool rotate = can_rotate(launches, result.warnings);
-  for (std::size_t k = 0; k < count; ++k) {
-    result.kernels[k].clock_policy = clock_policy();
-    result.kernels[k].cache = cache_name(slots[k], rotate);
-  }
+  const bool rotate = start_slots(launches, slots, result);
   std::vector<std::vector<double>> clocks(count), spans(count);
-
-  for (Slot& slot : slots) prime(slot);
-  for (Slot& slot : slots) {
-    if (!warm_until_stable(slot)) add_warning(result.warnings, "SM clock not stable after warm-up");
-  }
 
   std::mt19937_64 rng(seed);
   std::vector<std::size_t> order(count);
@@ -487,11 +514,7 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
     if (throttled) {
       // The probes saw it: this round alone goes. Let the GPU recover (thermal or power), then
       // bring the clock back up.
-      ++result.discarded_rounds;
-      for (Measurement& m : result.kernels) {
-        ++m.discarded;
-        ++m.discarded_clock;
-      }
+      discard_rounds(result, 1, true);
       throttle_pause(++consecutive_throttled);
       for (Slot& slot : slots) warm_until_stable(slot);
     } else {
@@ -507,26 +530,14 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
       // round); brake reasons at either end discard the whole group.
       const std::uint64_t reasons = tally.add(nvml_read());
       if ((reasons | opening_reasons) & kReasonBrakeMask) {
-        result.discarded_rounds += static_cast<int>(pending.size());
-        for (Measurement& m : result.kernels) {
-          m.discarded += static_cast<int>(pending.size());
-          m.discarded_reasons += static_cast<int>(pending.size());
-        }
+        discard_rounds(result, static_cast<int>(pending.size()), false);
         if (!pending.empty()) {
           throttle_pause(++consecutive_braked);
           for (Slot& slot : slots) warm_until_stable(slot);
         }
       } else {
         consecutive_braked = 0;
-        for (const std::vector<Sample>& kept : pending) {
-          ++result.rounds;
-          for (std::size_t k = 0; k < count; ++k) {
-            result.kernels[k].samples_us.push_back(kept[k].gpu_us);
-            clocks[k].push_back(kept[k].clock_mhz);
-            spans[k].push_back(kept[k].span_mhz);
-            result.ratios[k].push_back(kept[k].gpu_us / kept[0].gpu_us);
-          }
-        }
+        keep_rounds(result, pending, clocks, spans);
         kept_gpu_s += pending_gpu_s;
       }
       pending.clear();

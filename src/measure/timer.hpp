@@ -122,6 +122,15 @@ class Timer {
   // `count` cold samples (no probes) enqueued back to back, one synchronization.
   std::vector<Sample> cold_samples(Slot& slot, bool rotate, int count);
   static constexpr int kMaxBatchSamples = 64;
+  // Interleaving's start: a slot per launch, primed and warm; whether they rotate operand sets.
+  bool start_slots(const std::vector<RotatingLaunch>& launches, std::vector<Slot>& slots,
+                   Interleaved& result);
+  // Interleaving's bookkeeping: rounds discarded (by the clock probes or by NVML's reasons), and
+  // a group of rounds kept, with each kernel's clocks.
+  static void discard_rounds(Interleaved& result, int rounds, bool by_clock);
+  static void keep_rounds(Interleaved& result, const std::vector<std::vector<Sample>>& rounds,
+                          std::vector<std::vector<double>>& clocks,
+                          std::vector<std::vector<double>>& spans);
   void flush();  // L2 flush on the stream, counted
   NvmlReading nvml_read() const;
   void throttle_pause(int consecutive);
