@@ -13,6 +13,7 @@
 #include "db/tuning_store.hpp"
 #include "jit/templates.hpp"
 #include "space/family.hpp"
+#include "space/problem_json.hpp"
 
 namespace sgt::cli {
 namespace {
@@ -48,28 +49,21 @@ bool tuned_with_this_template(const WinnerRecord& w) {
 }
 
 nlohmann::json winner_json(const WinnerRecord& w) {
-  return {{"problem", w.problem.to_string()},
-          {"transa", std::string(1, op_char(w.problem.transa))},
-          {"transb", std::string(1, op_char(w.problem.transb))},
-          {"m", w.problem.m},
-          {"n", w.problem.n},
-          {"k", w.problem.k},
-          {"lda", w.problem.lda},
-          {"ldb", w.problem.ldb},
-          {"ldc", w.problem.ldc},
-          {"align", w.problem.align},
-          {"gpu", w.gpu.name},
-          {"arch", w.gpu.arch},
-          {"family", w.family},
-          {"config", w.config},
-          {"time_us", w.time_us},
-          {"cublas_us", w.cublas_us},
-          {"speedup", w.time_us > 0 ? w.cublas_us / w.time_us : 0.0},
-          {"tie_band", w.tie_band},
-          {"template_hash", w.template_hash},
-          {"template_current", tuned_with_this_template(w)},
-          {"has_cubin", !w.cubin.empty()},
-          {"updated_at", w.updated_at}};
+  nlohmann::json j = {{"problem", w.problem.to_string()},
+                      {"gpu", w.gpu.name},
+                      {"arch", w.gpu.arch},
+                      {"family", w.family},
+                      {"config", w.config},
+                      {"time_us", w.time_us},
+                      {"cublas_us", w.cublas_us},
+                      {"speedup", w.time_us > 0 ? w.cublas_us / w.time_us : 0.0},
+                      {"tie_band", w.tie_band},
+                      {"template_hash", w.template_hash},
+                      {"template_current", tuned_with_this_template(w)},
+                      {"has_cubin", !w.cubin.empty()},
+                      {"updated_at", w.updated_at}};
+  put_problem_fields(j, w.problem);
+  return j;
 }
 
 int run_query(const QueryArgs& a) {

@@ -18,36 +18,17 @@
 #include "cli/cli_common.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
+#include "space/problem_json.hpp"
 
 namespace sgt::cli {
 namespace {
 
 using json = nlohmann::json;
 
-json to_json(const ProblemKey& p) {
-  return {{"transa", op_char(p.transa) == 'N' ? 0 : 1},
-          {"transb", op_char(p.transb) == 'N' ? 0 : 1},
-          {"m", p.m},
-          {"n", p.n},
-          {"k", p.k},
-          {"lda", p.lda},
-          {"ldb", p.ldb},
-          {"ldc", p.ldc},
-          {"align", p.align}};
-}
-
-ProblemKey problem_from(const json& j) {
-  ProblemKey p;
-  p.transa = j.at("transa").get<int>() ? Op::T : Op::N;
-  p.transb = j.at("transb").get<int>() ? Op::T : Op::N;
-  p.m = j.at("m");
-  p.n = j.at("n");
-  p.k = j.at("k");
-  p.lda = j.at("lda");
-  p.ldb = j.at("ldb");
-  p.ldc = j.at("ldc");
-  p.align = j.at("align");
-  return p;
+json problem_fields(const ProblemKey& p) {
+  json j = json::object();
+  put_problem_fields(j, p);
+  return j;
 }
 
 volatile sig_atomic_t child_pid = 0;
@@ -95,7 +76,7 @@ void WorkerChannel::candidate(const CandidateRecord& r, bool started) const {
     send("D");
     return;
   }
-  send("C " + json{{"problem", to_json(r.problem)},
+  send("C " + json{{"problem", problem_fields(r.problem)},
                    {"family", r.family},
                    {"config", r.config},
                    {"hash", r.template_hash},
@@ -161,7 +142,7 @@ int supervise(const std::function<int(const WorkerChannel&)>& worker,
               const json j = json::parse(line.substr(2));
               CandidateRecord rec;
               rec.run_id = run.run_id;
-              rec.problem = problem_from(j.at("problem"));
+              rec.problem = problem_from_fields(j.at("problem"));
               rec.family = j.at("family");
               rec.config = j.at("config");
               rec.template_hash = j.at("hash");

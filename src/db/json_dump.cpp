@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "db/base64.hpp"
+#include "space/problem_json.hpp"
 
 namespace sgt {
 namespace {
@@ -36,15 +37,9 @@ ordered_json json_optional(const std::optional<double>& v) {
 }
 
 ordered_json problem_json(const ProblemKey& p) {
-  return {{"transa", std::string(1, op_char(p.transa))},
-          {"transb", std::string(1, op_char(p.transb))},
-          {"m", p.m},
-          {"n", p.n},
-          {"k", p.k},
-          {"lda", p.lda},
-          {"ldb", p.ldb},
-          {"ldc", p.ldc},
-          {"align", p.align}};
+  ordered_json j = ordered_json::object();
+  put_problem_fields(j, p);
+  return j;
 }
 
 // Only the fields observed; null when nothing was (older rows).

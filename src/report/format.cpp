@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "measure/nvml.hpp"
+#include "space/problem_json.hpp"
 
 namespace sgt::report {
 namespace {
@@ -270,41 +271,33 @@ std::string format_csv(const std::vector<ProblemReport>& reports) {
 
 ordered_json report_json(const ProblemReport& r) {
   const ProblemKey& p = r.problem;
-  ordered_json j = {{"problem", r.label},
-                    {"transa", std::string(1, op_char(p.transa))},
-                    {"transb", std::string(1, op_char(p.transb))},
-                    {"m", p.m},
-                    {"n", p.n},
-                    {"k", p.k},
-                    {"lda", p.lda},
-                    {"ldb", p.ldb},
-                    {"ldc", p.ldc},
-                    {"align", p.align},
-                    {"gpu",
-                     {{"name", r.gpu.name},
-                      {"arch", r.gpu.arch},
-                      {"sm_count", r.gpu.sm_count},
-                      {"default_clock_mhz", r.gpu.default_clock_mhz}}},
-                    {"winner", {{"family", r.winner_family}, {"config", r.winner_config}}},
-                    {"tuned_us", r.tuned_us},
-                    {"cublas_us", r.cublas_us},
-                    {"ratio", r.ratio()},
-                    {"tie_band", r.tie_band},
-                    {"tuned_tflops", r.tuned_tflops()},
-                    {"cublas_tflops", r.cublas_tflops()},
-                    {"peak_tflops", r.peak_tflops},
-                    {"bandwidth_tbps", r.bandwidth_tbps},
-                    {"pct_peak", r.pct_peak()},
-                    {"floor_us", r.floor_us},
-                    {"pct_floor", r.pct_floor()},
-                    {"intensity_flop_per_byte", r.intensity},
-                    {"bound", bound_name(r.bound)},
-                    {"candidates",
-                     {{"tried", r.tried},
-                      {"ok", r.ok},
-                      {"failed", r.failed},
-                      {"skipped", r.skipped},
-                      {"failures", r.failures}}}};
+  ordered_json j = {{"problem", r.label}};
+  put_problem_fields(j, p);
+  j.update(ordered_json{{"gpu",
+                         {{"name", r.gpu.name},
+                          {"arch", r.gpu.arch},
+                          {"sm_count", r.gpu.sm_count},
+                          {"default_clock_mhz", r.gpu.default_clock_mhz}}},
+                        {"winner", {{"family", r.winner_family}, {"config", r.winner_config}}},
+                        {"tuned_us", r.tuned_us},
+                        {"cublas_us", r.cublas_us},
+                        {"ratio", r.ratio()},
+                        {"tie_band", r.tie_band},
+                        {"tuned_tflops", r.tuned_tflops()},
+                        {"cublas_tflops", r.cublas_tflops()},
+                        {"peak_tflops", r.peak_tflops},
+                        {"bandwidth_tbps", r.bandwidth_tbps},
+                        {"pct_peak", r.pct_peak()},
+                        {"floor_us", r.floor_us},
+                        {"pct_floor", r.pct_floor()},
+                        {"intensity_flop_per_byte", r.intensity},
+                        {"bound", bound_name(r.bound)},
+                        {"candidates",
+                         {{"tried", r.tried},
+                          {"ok", r.ok},
+                          {"failed", r.failed},
+                          {"skipped", r.skipped},
+                          {"failures", r.failures}}}});
   if (r.own) {
     const KernelFacts& k = *r.own;
     ordered_json o = {
