@@ -296,14 +296,20 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
 
 Measurement Timer::screen(const RotatingLaunch& launch) { return screen(launch, false, 0); }
 
-Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reject_above_us) {
+// A measurement of one launch begins: its clock starts, and the cache mode is settled.
+bool Timer::begin(const Slot& slot, Measurement& m) {
   t0_s_ = now_s();
+  m.clock_policy = clock_policy();
+  const bool rotate = can_rotate({*slot.launch}, m.warnings);
+  m.cache = cache_name(slot, rotate);
+  return rotate;
+}
+
+Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reject_above_us) {
   const int flushes0 = flushes_;
   Measurement m;
-  m.clock_policy = clock_policy();
   Slot slot{&launch};
-  const bool rotate = can_rotate({launch}, m.warnings);
-  m.cache = cache_name(slot, rotate);
+  const bool rotate = begin(slot, m);
   // The priming launch is warm-up too: a kernel longer than the warm-up needs no more.
   if (!primed) {
     const double prime_start_s = now_s();
@@ -356,14 +362,11 @@ Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reje
 }
 
 Measurement Timer::measure(const RotatingLaunch& launch) {
-  t0_s_ = now_s();
   const int flushes0 = flushes_;
   Measurement m;
-  m.clock_policy = clock_policy();
   Slot slot{&launch};
-  const bool rotate = can_rotate({launch}, m.warnings);
+  const bool rotate = begin(slot, m);
   const int launches = rotate ? launch.sets : 1;  // per sample
-  m.cache = cache_name(slot, rotate);
   prime(slot);
   if (!warm_until_stable(slot)) add_warning(m.warnings, "SM clock not stable after warm-up");
 

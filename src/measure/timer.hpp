@@ -112,7 +112,8 @@ class Timer {
   // True when cache is "rotate" and every launch has at least two sets; else a warning.
   bool can_rotate(const std::vector<RotatingLaunch>& launches, std::string& warnings) const;
   std::string cache_name(const Slot& slot, bool rotate) const;
-  void prime(Slot& slot);  // untimed launch + sync
+  bool begin(const Slot& slot, Measurement& m);  // starts the clock; whether the launch rotates
+  void prime(Slot& slot);                        // untimed launch + sync
   // Back-to-back launches (no flush) for at least min_ms of GPU time, in batches; returns GPU ms.
   double run_hot(Slot& slot, double min_ms);
   // Warm until two consecutive clock readings agree (after warmup_min_ms); false if it gave up.

@@ -1,5 +1,7 @@
 #include "space/warp_tiling.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace sgt {
@@ -23,6 +25,20 @@ Constraint thread_tile_4_to_16() {
   return {"thread_tile_4_to_16", [](const Knobs& k) {
             const int tm = knob(k, "TM"), tn = knob(k, "TN");
             return tm >= 4 && tm <= 16 && tn >= 4 && tn <= 16;
+          }};
+}
+
+Constraint block_tile_between(int lo, int hi) {
+  return {fmt::format("block_tile_{}_to_{}", lo, hi), [lo, hi](const Knobs& k) {
+            const int bm = knob(k, "BM"), bn = knob(k, "BN");
+            return bm >= lo && bm <= hi && bn >= lo && bn <= hi;
+          }};
+}
+
+Constraint bk_between(int lo, int hi) {
+  return {fmt::format("bk_{}_to_{}", lo, hi), [lo, hi](const Knobs& k) {
+            const int bk = knob(k, "BK");
+            return bk >= lo && bk <= hi;
           }};
 }
 

@@ -16,6 +16,9 @@ int warp_tiled_threads(const Knobs& k);
 Constraint tiles_power_of_two();
 // TM and TN in 4..16: thread tiles are built from groups of 4 (one 128-bit shared load each).
 Constraint thread_tile_4_to_16();
+// BM and BN in lo..hi ("block_tile_<lo>_to_<hi>"), BK in lo..hi ("bk_<lo>_to_<hi>").
+Constraint block_tile_between(int lo, int hi);
+Constraint bk_between(int lo, int hi);
 
 // In this order: warp_tile_divides_block, lanes_per_warp_32, lane_layout_4x8_or_8x4 (at most 8
 // distinct 16-byte fragment loads per warp and k: conflict-free shared reads) and

@@ -61,20 +61,16 @@ CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
     const ResourceVerdict resources = check_resources(
         compiled, c.candidate.family->geometry(c.candidate.knobs, problem), options_.limits);
     CandidateRecord rec = candidate_record(c, problem, run_id_);
-    rec.registers = resources.registers;
-    rec.spill_bytes = resources.spill_bytes;
-    rec.smem_bytes = resources.smem_bytes;
-    if (!compiled.ok) {
-      rec.outcome = Outcome::compile_failed;
-      rec.message = compiled.log;
-      ++result.compile_failed;
-    } else if (!resources.violation.empty()) {
-      rec.outcome = Outcome::resources_exceeded;
-      rec.message = resources.violation;
-      ++result.resources_exceeded;
-    } else {
-      rec.outcome = Outcome::compiled;
-      ++result.compiled;
+    switch (record_compile(rec, compiled, resources)) {
+      case Outcome::compile_failed:
+        ++result.compile_failed;
+        break;
+      case Outcome::resources_exceeded:
+        ++result.resources_exceeded;
+        break;
+      default:
+        rec.outcome = Outcome::compiled;
+        ++result.compiled;
     }
     records.push_back(std::move(rec));
   }

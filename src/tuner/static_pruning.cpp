@@ -20,4 +20,21 @@ ResourceVerdict check_resources(const CompileResult& compiled, const LaunchGeome
   return v;
 }
 
+Outcome record_compile(CandidateRecord& rec, const CompileResult& compiled,
+                       const ResourceVerdict& resources) {
+  rec.registers = resources.registers;
+  rec.spill_bytes = resources.spill_bytes;
+  rec.smem_bytes = resources.smem_bytes;
+  if (!compiled.ok) {
+    rec.outcome = Outcome::compile_failed;
+    rec.message = compiled.log;
+  } else if (!resources.violation.empty()) {
+    rec.outcome = Outcome::resources_exceeded;
+    rec.message = resources.violation;
+  } else {
+    return Outcome::compiled;
+  }
+  return rec.outcome;
+}
+
 }  // namespace sgt

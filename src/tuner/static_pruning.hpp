@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "db/records.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "space/family.hpp"
 
@@ -18,5 +19,11 @@ struct ResourceVerdict {
 
 ResourceVerdict check_resources(const CompileResult& compiled, const LaunchGeometry& geometry,
                                 const DeviceLimits& limits);
+
+// The compile's resources in the record; compile_failed or resources_exceeded (outcome and
+// message set) when the candidate may not run, else Outcome::compiled (the record's outcome is
+// left to the caller).
+Outcome record_compile(CandidateRecord& rec, const CompileResult& compiled,
+                       const ResourceVerdict& resources);
 
 }  // namespace sgt

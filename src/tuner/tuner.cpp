@@ -386,20 +386,9 @@ void Tuner::Search::resume_candidate(std::size_t i, const CandidateRecord& rec) 
 void Tuner::Search::measure_candidate(std::size_t i, CompileResult compiled, CandidateRecord& rec) {
   const PlannedCandidate& w = work_[i];
   const LaunchGeometry geometry = w.candidate.family->geometry(w.candidate.knobs, key_);
-  const ResourceVerdict resources = check_resources(compiled, geometry, s_.limits);
-  rec.registers = resources.registers;
-  rec.spill_bytes = resources.spill_bytes;
-  rec.smem_bytes = resources.smem_bytes;
-  if (!compiled.ok) {
-    rec.outcome = Outcome::compile_failed;
-    rec.message = compiled.log;
+  if (record_compile(rec, compiled, check_resources(compiled, geometry, s_.limits)) !=
+      Outcome::compiled)
     return;
-  }
-  if (!resources.violation.empty()) {
-    rec.outcome = Outcome::resources_exceeded;
-    rec.message = resources.violation;
-    return;
-  }
   try {
     // From here a kernel of ours runs: a supervisor watching for crashes and hangs needs to know
     // which candidate is in flight.

@@ -75,13 +75,9 @@ class F1Simt final : public Family {
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
     std::vector<Constraint> c = {
         tiles_power_of_two(),
-        {"block_tile_16_to_256",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return in(s.bm, 16, 256) && in(s.bn, 16, 256);
-         }},
+        block_tile_between(16, 256),
         // The transposing loader moves 8 consecutive k per 32-byte sector.
-        {"bk_8_to_64", [](const Knobs& k) { return in(knob(k, "BK"), 8, 64); }},
+        bk_between(8, 64),
         thread_tile_4_to_16(),
     };
     for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));

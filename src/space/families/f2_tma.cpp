@@ -112,13 +112,9 @@ class F2Tma final : public Family {
         {"needs_sm_90", [lim](const Knobs&) { return lim.cc >= 90; }},
         tiles_power_of_two(),
         // A TMA box spans at most 256 elements per dimension.
-        {"block_tile_32_to_256",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return in(s.bm, 32, 256) && in(s.bn, 32, 256);
-         }},
+        block_tile_between(32, 256),
         // A K-contiguous row (BK floats) is one TMA swizzle span: 32, 64 or 128 bytes.
-        {"bk_8_to_32", [](const Knobs& k) { return in(knob(k, "BK"), 8, 32); }},
+        bk_between(8, 32),
         thread_tile_4_to_16(),
     };
     for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));
