@@ -67,4 +67,12 @@ std::vector<Constraint> warp_tiling_constraints(const DeviceLimits& lim) {
   };
 }
 
+std::vector<Constraint> tiling_constraints(const DeviceLimits& limits, Constraint block_tile,
+                                           Constraint bk) {
+  std::vector<Constraint> c = {tiles_power_of_two(), std::move(block_tile), std::move(bk),
+                               thread_tile_4_to_16()};
+  for (Constraint& w : warp_tiling_constraints(limits)) c.push_back(std::move(w));
+  return c;
+}
+
 }  // namespace sgt

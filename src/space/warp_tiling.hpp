@@ -25,4 +25,9 @@ Constraint bk_between(int lo, int hi);
 // threads_in_range (64 up to the device's block limit, at most 1024).
 std::vector<Constraint> warp_tiling_constraints(const DeviceLimits& limits);
 
+// The tiling rules of a warp-tiled family in the order they are checked: tiles_power_of_two,
+// its block tile and BK ranges, thread_tile_4_to_16, then warp_tiling_constraints.
+std::vector<Constraint> tiling_constraints(const DeviceLimits& limits, Constraint block_tile,
+                                           Constraint bk);
+
 }  // namespace sgt

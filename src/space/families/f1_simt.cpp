@@ -73,14 +73,9 @@ class F1Simt final : public Family {
   std::vector<std::string> knob_names() const override { return names(); }
 
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
-    std::vector<Constraint> c = {
-        tiles_power_of_two(),
-        block_tile_between(16, 256),
-        // The transposing loader moves 8 consecutive k per 32-byte sector.
-        bk_between(8, 64),
-        thread_tile_4_to_16(),
-    };
-    for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));
+    // The transposing loader moves 8 consecutive k per 32-byte sector: BK of 8 to 64.
+    std::vector<Constraint> c =
+        tiling_constraints(lim, block_tile_between(16, 256), bk_between(8, 64));
     const std::vector<Constraint> rest = {
         // Every thread issues the same number of 16-byte (and 4-byte transposing) copies.
         {"loader_divides_tile",

@@ -108,16 +108,11 @@ class F2Tma final : public Family {
   std::vector<std::string> knob_names() const override { return names(); }
 
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
-    std::vector<Constraint> c = {
-        {"needs_sm_90", [lim](const Knobs&) { return lim.cc >= 90; }},
-        tiles_power_of_two(),
-        // A TMA box spans at most 256 elements per dimension.
-        block_tile_between(32, 256),
-        // A K-contiguous row (BK floats) is one TMA swizzle span: 32, 64 or 128 bytes.
-        bk_between(8, 32),
-        thread_tile_4_to_16(),
-    };
-    for (Constraint& w : warp_tiling_constraints(lim)) c.push_back(std::move(w));
+    std::vector<Constraint> c = {{"needs_sm_90", [lim](const Knobs&) { return lim.cc >= 90; }}};
+    // A TMA box spans at most 256 elements per dimension; a K-contiguous row (BK floats) is one
+    // TMA swizzle span: 32, 64 or 128 bytes.
+    for (Constraint& t : tiling_constraints(lim, block_tile_between(32, 256), bk_between(8, 32)))
+      c.push_back(std::move(t));
     const std::vector<Constraint> rest = {
         // Each stage starts on the 1024-byte boundary the swizzle pattern repeats on.
         {"stage_bytes_multiple_of_1024",
