@@ -10,6 +10,21 @@
 namespace sgt {
 
 // 32 x (BM / WM) x (BN / WN); 0 while WM or WN is 0.
+// The knobs every warp-tiled family has, of one configuration: block tile BM x BN x BK, warp
+// tile WM x WN, thread tile TM x TN, and pipeline STAGES.
+struct TileShape {
+  int bm, bn, bk, wm, wn, tm, tn, stages;
+  explicit TileShape(const Knobs& k)
+      : bm(knob(k, "BM")),
+        bn(knob(k, "BN")),
+        bk(knob(k, "BK")),
+        wm(knob(k, "WM")),
+        wn(knob(k, "WN")),
+        tm(knob(k, "TM")),
+        tn(knob(k, "TN")),
+        stages(knob(k, "STAGES")) {}
+};
+
 int warp_tiled_threads(const Knobs& k);
 
 // Every tile extent (BM, BN, BK, WM, WN, TM, TN) a power of two.

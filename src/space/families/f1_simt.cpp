@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/int_math.hpp"
 #include "sgemm_args.h"
 #include "space/family.hpp"
 #include "space/k_split.hpp"
@@ -27,21 +28,11 @@ const std::vector<std::string>& names() {
 }
 
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Derived facts of one configuration.
-struct Shape {
-  int bm, bn, bk, wm, wn, tm, tn, stages, pad;
-  explicit Shape(const Knobs& k)
-      : bm(knob(k, "BM")),
-        bn(knob(k, "BN")),
-        bk(knob(k, "BK")),
-        wm(knob(k, "WM")),
-        wn(knob(k, "WN")),
-        tm(knob(k, "TM")),
-        tn(knob(k, "TN")),
-        stages(knob(k, "STAGES")),
-        pad(knob(k, "PAD")) {}
+struct Shape : TileShape {
+  int pad;
+  explicit Shape(const Knobs& k) : TileShape(k), pad(knob(k, "PAD")) {}
   int warps() const { return (wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) : 0; }
   int threads() const { return 32 * warps(); }
   int lanes_n() const { return tn > 0 ? wn / tn : 0; }
@@ -191,10 +182,10 @@ class F1Simt final : public Family {
       if (reduce_of(knobs)) return g;
       g.has_reduce = true;
       // One thread per run of 4 rows of a column.
-      const std::int64_t runs = ceil_div(p.m, 4) * p.n;
+      const std::int64_t runs = ceil_div64(p.m, 4) * p.n;
       g.reduce_block.x = kReduceThreads;
       g.reduce_grid.x = static_cast<unsigned>(
-          std::clamp<std::int64_t>(ceil_div(runs, kReduceThreads), 1, kMaxReduceBlocks));
+          std::clamp<std::int64_t>(ceil_div64(runs, kReduceThreads), 1, kMaxReduceBlocks));
     }
     return g;
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "common/int_math.hpp"
 #include "sgemm_args.h"
 #include "space/family.hpp"
 #include "space/k_split.hpp"
@@ -32,21 +33,12 @@ const std::vector<std::string>& names() {
 }
 
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-struct Shape {
-  int bm, bn, bk, wm, wn, tm, tn, stages;
+struct Shape : TileShape {
   // Configurations stored before SPLITK, STREAMK or PACK existed did not share out K or pack.
   int splitk, streamk, pack;
   explicit Shape(const Knobs& k)
-      : bm(knob(k, "BM")),
-        bn(knob(k, "BN")),
-        bk(knob(k, "BK")),
-        wm(knob(k, "WM")),
-        wn(knob(k, "WN")),
-        tm(knob(k, "TM")),
-        tn(knob(k, "TN")),
-        stages(knob(k, "STAGES")),
+      : TileShape(k),
         splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1),
         streamk(k.contains("STREAMK") ? knob(k, "STREAMK") : 0),
         pack(k.contains("PACK") ? knob(k, "PACK") : 0) {}
@@ -76,14 +68,14 @@ struct StreamK {
 
 StreamK stream_k_of(const Shape& s, const ProblemKey& p) {
   StreamK sk;
-  const std::int64_t kt = ceil_div(p.k, s.bk);
+  const std::int64_t kt = ceil_div64(p.k, s.bk);
   sk.iterations = tile_count(s, p) * kt;
   if (s.streamk <= 0 || sk.iterations <= 0) return sk;
   sk.grid = static_cast<int>(
       std::min<std::int64_t>(std::int64_t{s.streamk} * kWaveBlocks, sk.iterations));
-  sk.per_block = ceil_div(sk.iterations, sk.grid);
+  sk.per_block = ceil_div64(sk.iterations, sk.grid);
   const std::int64_t shortest = sk.iterations / sk.grid;
-  sk.tile_splits = static_cast<int>(std::min<std::int64_t>(ceil_div(kt, shortest) + 1, sk.grid));
+  sk.tile_splits = static_cast<int>(std::min<std::int64_t>(ceil_div64(kt, shortest) + 1, sk.grid));
   return sk;
 }
 
