@@ -1,10 +1,12 @@
 # Installs libsgemm_dispatch with its header, a CMake package (sgemm_dispatch::sgemm_dispatch)
-# and a pkg-config file.
+# and a pkg-config file, and the interposer libsgemm_cublas beside it (it opens the dispatcher from
+# its own folder).
 include(CMakePackageConfigHelpers)
 
 install(TARGETS sgemm_dispatch EXPORT sgemm_dispatch_targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS sgemm_cublas LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT sgemm_dispatch_targets NAMESPACE sgemm_dispatch::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sgemm_dispatch)
 configure_package_config_file(

@@ -14,3 +14,31 @@ if(TARGET unit_tests)
     "SGEMM_FAKE_NVML_NO_SENSORS_PATH=\"$<TARGET_FILE:sgemm_fake_nvml_no_sensors>\"")
   add_dependencies(unit_tests sgemm_fake_nvml sgemm_fake_nvml_no_sensors)
 endif()
+
+# The cuBLAS interposer (tests/interposer): an application that calls cuBLAS directly and knows
+# nothing of sgemm-tune, run by the GPU tests with and without LD_PRELOAD=libsgemm_cublas.so; and
+# the same check in unmodified PyTorch and CuPy programs (exit 77, a skip, without them or a GPU).
+add_executable(cublas_app "${CMAKE_CURRENT_SOURCE_DIR}/interposer/cublas_app.cpp")
+target_link_libraries(cublas_app PRIVATE CUDA::cublas CUDA::cudart Threads::Threads)
+if(TARGET gpu_tests)
+  target_compile_definitions(gpu_tests PRIVATE
+    "SGEMM_CUBLAS_LIBRARY=\"$<TARGET_FILE:sgemm_cublas>\""
+    "SGEMM_CUBLAS_APP_PATH=\"$<TARGET_FILE:cublas_app>\"")
+  add_dependencies(gpu_tests sgemm_cublas cublas_app)
+endif()
+if(TARGET unit_tests)
+  target_compile_definitions(unit_tests PRIVATE
+    "SGEMM_CUBLAS_LIBRARY=\"$<TARGET_FILE:sgemm_cublas>\""
+    "SGEMM_CUBLAS_VERSION_NODE=\"libcublas.so.${CUDAToolkit_VERSION_MAJOR}\"")
+  add_dependencies(unit_tests sgemm_cublas)
+endif()
+foreach(framework torch cupy)
+  add_test(NAME interposer_in_${framework}
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/interposer/check_frameworks.py"
+            --framework ${framework} --interposer "$<TARGET_FILE:sgemm_cublas>"
+            --tune-binary "$<TARGET_FILE:sgemm-tune>"
+            --dump "${PROJECT_SOURCE_DIR}/tuner_db/nvidia-h200.json"
+            --shapes "${PROJECT_SOURCE_DIR}/configs/shapes/public.csv" --samples 5)
+  set_tests_properties(interposer_in_${framework} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                       TIMEOUT 900)
+endforeach()

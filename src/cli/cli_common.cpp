@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/error.hpp"
+#include "common/install_paths.hpp"
 
 namespace sgt::cli {
 
@@ -24,7 +25,8 @@ std::string default_database_path() {
 std::string default_config_path(const std::string& relative) {
   const std::filesystem::path local = std::filesystem::path("configs") / relative;
   if (std::filesystem::exists(local)) return local.string();
-  return (std::filesystem::path(SGEMM_INSTALLED_CONFIGS) / relative).string();
+  // The installed configs, found from where this executable is (the install may have moved).
+  return (beside_executable(SGEMM_INSTALLED_CONFIGS) / relative).string();
 }
 
 void add_problem_options(CLI::App& cmd, ProblemArgs& p) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/install_paths.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
 #include "dispatch/context.hpp"
@@ -89,19 +90,27 @@ sgt::ProblemKey key_of(sgemmOperation_t ta, sgemmOperation_t tb, int m, int n, i
 std::string database_path(const char* given) {
   if (given) return given;
   if (const char* env = std::getenv("SGEMM_TUNER_DB"); env && *env) return env;
+  // The installed database, found from where this library is (the install may have moved).
+  const std::filesystem::path installed = sgt::beside_this_library(SGEMM_DEFAULT_DB);
   std::error_code ec;
-  return std::filesystem::exists(SGEMM_DEFAULT_DB, ec) ? SGEMM_DEFAULT_DB : "";
+  return std::filesystem::exists(installed, ec) ? installed.string() : "";
 }
+
+// Who runs a call the handle has no route of its own for: the handle (through its cuBLAS), or
+// the caller (an interposer, which calls the application's cuBLAS).
+enum class Fallback { handle, caller };
 
 sgemmStatus_t sgemm_on(sgemmHandle_t handle, cudaStream_t stream, sgemmOperation_t transa,
                        sgemmOperation_t transb, int m, int n, int k, const float* alpha,
                        const float* A, int lda, const float* B, int ldb, const float* beta,
-                       float* C, int ldc) {
+                       float* C, int ldc, Fallback fallback = Fallback::handle) {
   if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
   if (!valid_problem(transa, transb, m, n, k, lda, ldb, ldc) || !alpha || !beta)
     return SGEMM_STATUS_INVALID_VALUE;
-  if (m == 0 || n == 0) return SGEMM_STATUS_SUCCESS;  // nothing to compute, as cuBLAS
+  const bool own_only = fallback == Fallback::caller;
+  if (m == 0 || n == 0) return own_only ? SGEMM_STATUS_NOT_SUPPORTED : SGEMM_STATUS_SUCCESS;
   if (!C || (k > 0 && *alpha != 0.0f && (!A || !B))) return SGEMM_STATUS_INVALID_VALUE;
+  if (own_only && (k == 0 || *alpha == 0.0f)) return SGEMM_STATUS_NOT_SUPPORTED;
   return guarded([&] {
     // Warm path: the current device, a lock-free table probe, then one or two launches (with the
     // stream's lane when the route needs scratch or cuBLAS).
@@ -116,6 +125,8 @@ sgemmStatus_t sgemm_on(sgemmHandle_t handle, cudaStream_t stream, sgemmOperation
       route = &dev.route(call.key);
       if (route->miss && handle->miss_log_on.load(std::memory_order_relaxed))
         route->calls.fetch_add(1, std::memory_order_relaxed);
+      if (own_only && route->source == sgt::Route::Source::cublas)
+        return SGEMM_STATUS_NOT_SUPPORTED;
     }
     dev.run(route, stream, call);
     return SGEMM_STATUS_SUCCESS;
@@ -194,6 +205,21 @@ sgemmStatus_t sgemmSgemmOnStream(sgemmHandle_t handle, cudaStream_t stream, sgem
                                  const float* A, int lda, const float* B, int ldb,
                                  const float* beta, float* C, int ldc) {
   return sgemm_on(handle, stream, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+sgemmStatus_t sgemmSgemmTunedOnStream(sgemmHandle_t handle, cudaStream_t stream,
+                                      sgemmOperation_t transa, sgemmOperation_t transb, int m,
+                                      int n, int k, const float* alpha, const float* A, int lda,
+                                      const float* B, int ldb, const float* beta, float* C,
+                                      int ldc) {
+  return sgemm_on(handle, stream, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                  Fallback::caller);
+}
+
+sgemmStatus_t sgemmWriteMissLog(sgemmHandle_t handle) {
+  if (!handle) return SGEMM_STATUS_NOT_INITIALIZED;
+  return guarded(
+      [&] { return handle->write_miss_log() ? SGEMM_STATUS_SUCCESS : SGEMM_STATUS_INVALID_VALUE; });
 }
 
 sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemmOperation_t transb,

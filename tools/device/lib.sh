@@ -4,7 +4,7 @@
 # since a device command returns at most 8 files), the work folder WORK ($work) with the compile
 # cache, and the environment that runs the packed binaries of .device-dist ($dist, $space, and
 # the shipped measurement settings $settings; the tests that run the tuner find it through
-# SGEMM_TUNE_BINARY).
+# SGEMM_TUNE_BINARY; the interposer's, through SGEMM_CUBLAS_INTERPOSER and SGEMM_CUBLAS_APP).
 visit_setup() {
   out=${OUT:-/tmp/sgemm-out}
   res=/tmp/sgemm-visit
@@ -16,6 +16,7 @@ visit_setup() {
   export SGEMM_CACHE_DIR=$work/cache
   export PATH=$dist/bin:$PATH
   export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
+  export SGEMM_CUBLAS_INTERPOSER=$dist/lib/libsgemm_cublas.so SGEMM_CUBLAS_APP=$dist/tests/cublas_app
   space=$dist/configs/spaces
   settings=configs/measure.yaml
 }

@@ -10,8 +10,8 @@ source_tree=${2:-.}  # the checkout the build was made from: its configs travel 
 rm -rf .device-dist
 mkdir -p .device-dist/bin .device-dist/lib .device-dist/tests
 cp "$build/src/sgemm-tune" .device-dist/bin/
-cp -P "$build"/src/libsgemm_dispatch.so* .device-dist/lib/
-for t in unit_tests nvrtc_tests gpu_tests; do
+cp -P "$build"/src/libsgemm_dispatch.so* "$build"/src/libsgemm_cublas.so .device-dist/lib/
+for t in unit_tests nvrtc_tests gpu_tests cublas_app; do
   [[ -x "$build/tests/$t" ]] && cp "$build/tests/$t" .device-dist/tests/
 done
 cp "$build"/tests/*.so .device-dist/tests/ 2>/dev/null || true

@@ -70,6 +70,21 @@ SGEMM_API sgemmStatus_t sgemmSgemmOnStream(sgemmHandle_t handle, cudaStream_t st
  * when the file cannot be written. */
 SGEMM_API sgemmStatus_t sgemmSetMissLog(sgemmHandle_t handle, const char* path);
 
+/* Writes the miss log now, if one is set (sgemmDestroy writes it too): for processes that end
+ * without destroying their handle. SGEMM_STATUS_INVALID_VALUE when the file cannot be written. */
+SGEMM_API sgemmStatus_t sgemmWriteMissLog(sgemmHandle_t handle);
+
+/* sgemmSgemmOnStream where the handle has a route of its own for the problem (a tuned kernel or
+ * cuBLASLt algorithm, for the problem itself or a neighbour); elsewhere (cuBLAS's route, k == 0,
+ * alpha == 0) it enqueues nothing and returns SGEMM_STATUS_NOT_SUPPORTED, for the caller to run its
+ * own cuBLAS. Untuned problems are counted by the miss log as with sgemmSgemm. For interposers
+ * (libsgemm_cublas.so), whose fallback is the application's cuBLAS. */
+SGEMM_API sgemmStatus_t sgemmSgemmTunedOnStream(sgemmHandle_t handle, cudaStream_t stream,
+                                                sgemmOperation_t transa, sgemmOperation_t transb,
+                                                int m, int n, int k, const float* alpha,
+                                                const float* A, int lda, const float* B, int ldb,
+                                                const float* beta, float* C, int ldc);
+
 #ifdef __cplusplus
 }
 #endif
