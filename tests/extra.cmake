@@ -42,3 +42,11 @@ foreach(framework torch cupy)
   set_tests_properties(interposer_in_${framework} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                        TIMEOUT 900)
 endforeach()
+# Record -> tune -> replay in an unmodified PyTorch program (docs/interposer.md).
+add_test(NAME interposer_loop_in_torch
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/interposer/check_loop.py"
+          --interposer "$<TARGET_FILE:sgemm_cublas>" --tune-binary "$<TARGET_FILE:sgemm-tune>"
+          --dump "${PROJECT_SOURCE_DIR}/tuner_db/nvidia-h200.json"
+          --shapes "${CMAKE_CURRENT_SOURCE_DIR}/interposer/loop-shapes.csv")
+set_tests_properties(interposer_loop_in_torch PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                     TIMEOUT 900)

@@ -56,8 +56,9 @@ int run_bench(const BenchArgs& a) {
     return kExitNoGpu;
   }
   const DeviceInfo device = query_device(0);
-  const TuningSettings settings =
+  TuningSettings settings =
       load_tuning_settings(a.settings.empty() ? default_config_path("measure.yaml") : a.settings);
+  settings.measure.max_rounds = settings.measure.bench_max_rounds;
   Stream stream;
   CublasHandle cublas(false);    // what an application's cublasSgemm does
   CublasHandle reference(true);  // the verification reference

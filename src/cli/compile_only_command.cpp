@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -74,6 +75,7 @@ int compile_only(const TuneArgs& a, const std::vector<Shape>& shapes, const std:
   options.cache_dir = a.no_cache ? "" : default_compile_cache_dir();
   options.command_line = cmd;
   options.host = a.host;
+  options.max_candidates = std::max(a.max_candidates, 0);  // given explicitly: the first batch
   Database db = open_tuning_database(a.db);
   TuningStore store(db);
   CompileOnly compiler(&store, options);

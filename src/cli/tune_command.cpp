@@ -380,7 +380,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                   "Seconds for the whole run; problems not started are left for the next run")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--compile-only", args->compile_only,
-                "Compile (and cache) every candidate with no GPU; report counts and throughput");
+                "Compile (and cache) every candidate with no GPU (with --max-candidates N: the "
+                "model search's first batch); report counts and throughput");
   cmd->add_option("--arch", args->arch,
                   "With --compile-only: target architecture (default: the GPU's)");
   cmd->add_option("--compile-threads", args->compile_threads,

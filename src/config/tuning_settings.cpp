@@ -35,6 +35,7 @@ std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
       {"min_rounds", &m.min_rounds},
       {"min_round_time_s", &m.min_round_time_s},
       {"max_rounds", &m.max_rounds},
+      {"bench_max_rounds", &m.bench_max_rounds},
       {"clock_policy", &m.clock_policy},
       {"lock_clocks", &m.lock_clocks},
       {"tolerance_factor", &s.verify.tolerance_factor},

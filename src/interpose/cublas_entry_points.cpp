@@ -39,8 +39,6 @@ void at_exit() {
 
 // Why the call goes to cuBLAS, or null when the dispatcher served it.
 const char* serve(const Gemm& g) {
-  static std::once_flag exit_handler;
-  std::call_once(exit_handler, [] { std::atexit(at_exit); });
   const RealCublas& real = real_cublas();
   if (!g.handle) return "no handle";
   cublasPointerMode_t pointers{};
@@ -77,6 +75,10 @@ const char* serve(const Gemm& g) {
 // Serves g if it can; else (or when `type_reason` already rules it out) runs `pass`.
 template <typename Pass>
 cublasStatus_t serve_or_pass(const Gemm& g, const char* type_reason, Pass&& pass) {
+  // The logs are written at exit, by a handler registered once cuBLAS (and its runtime) is
+  // loaded, so that it runs before their own exit handlers.
+  static std::once_flag exit_handler;
+  std::call_once(exit_handler, [] { std::atexit(at_exit); });
   const RealCublas& real = real_cublas();
   if (!real.sgemm) return CUBLAS_STATUS_NOT_INITIALIZED;  // no cuBLAS in the process to call
   const char* reason = type_reason ? type_reason : serve(g);
@@ -134,10 +136,12 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
   const bool fp32_compute = computeType == CUBLAS_COMPUTE_32F ||
                             computeType == CUBLAS_COMPUTE_32F_PEDANTIC ||
                             static_cast<int>(computeType) == static_cast<int>(CUDA_R_32F);
-  const char* type_reason = !fp32(Atype, Btype, Ctype)              ? "not FP32 data"
-                            : !fp32_compute                         ? "compute type is not FP32"
-                            : algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP ? "tensor-op algorithm"
-                                                                    : nullptr;
+  // The algorithm is a hint, the tensor-op ones included (CuPy passes
+  // CUBLAS_GEMM_DEFAULT_TENSOR_OP with every FP32 product): with an FP32 compute type cuBLAS
+  // computes those in FP32 as well (docs/interposer.md).
+  const char* type_reason = !fp32(Atype, Btype, Ctype) ? "not FP32 data"
+                            : !fp32_compute            ? "compute type is not FP32"
+                                                       : nullptr;
   return serve_or_pass(g, type_reason, [&](const RealCublas& real) {
     return real.gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta,
                         C, Ctype, ldc, computeType, algo);

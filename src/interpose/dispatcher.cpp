@@ -52,9 +52,10 @@ std::atomic<const Dispatcher*> opened{nullptr};
 }  // namespace
 
 const Dispatcher& dispatcher() {
-  static const Dispatcher d = open();
-  opened.store(&d, std::memory_order_release);
-  return d;
+  // Never destroyed: the exit handler reads it after static destructors may have run.
+  static const Dispatcher* d = new Dispatcher(open());
+  opened.store(d, std::memory_order_release);
+  return *d;
 }
 
 const Dispatcher* dispatcher_if_open() { return opened.load(std::memory_order_acquire); }

@@ -71,8 +71,9 @@ RealCublas find() {
 }  // namespace
 
 const RealCublas& real_cublas() {
-  static const RealCublas real = find();
-  return real;
+  // Never destroyed: the exit handler reads it after static destructors may have run.
+  static const RealCublas* real = new RealCublas(find());
+  return *real;
 }
 
 }  // namespace sgt::interpose

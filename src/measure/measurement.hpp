@@ -55,6 +55,9 @@ struct MeasureSettings {
   int min_rounds = 20;
   double min_round_time_s = 0.6;
   int max_rounds = 200;  // stop here even when min_round_time_s is not reached (small kernels)
+  // The same cap for `sgemm-tune bench`, whose ratios are the reported figures: a microsecond
+  // kernel's ratio needs more rounds than a tuning decision does to repeat within 1%.
+  int bench_max_rounds = 2000;
   std::string clock_policy = "observe";  // "observe" | "lock"
   std::string lock_clocks;               // "base" | "max" | "<MHz>" with policy lock
   // How a sample avoids finding its operands in L2: "cold-flush" (one launch after a memset of

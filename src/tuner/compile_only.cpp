@@ -10,6 +10,7 @@
 #include "db/tuning_store.hpp"
 #include "tuner/candidate_list.hpp"
 #include "tuner/compile_pool.hpp"
+#include "tuner/search_strategy.hpp"
 #include "tuner/static_pruning.hpp"
 
 namespace sgt {
@@ -39,7 +40,13 @@ CompileOnly::CompileOnly(TuningStore* store, CompileOnlyOptions options)
 
 CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
   const auto started = std::chrono::steady_clock::now();
-  const CandidateList list = plan_candidates(enumeration_, options_.limits, problem, options_.arch);
+  CandidateList list = plan_candidates(enumeration_, options_.limits, problem, options_.arch);
+  if (options_.max_candidates > 0) {
+    SearchOrder order(Strategy::model, space_, list.candidates, options_.max_candidates, 0);
+    std::vector<PlannedCandidate> first;
+    for (const std::size_t i : order.next_batch({})) first.push_back(list.candidates[i]);
+    list.candidates = std::move(first);
+  }
   CompileOnlyResult result;
   result.problem = problem;
   result.candidates = static_cast<int>(list.candidates.size());

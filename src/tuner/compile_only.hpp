@@ -1,6 +1,7 @@
-// The compile half of tuning, with no GPU: every candidate of a problem is built (and cached) for
-// an architecture, and recorded as compiled, compile_failed or resources_exceeded. Warms a cache,
-// checks a search space, measures compile throughput, and lets hosts without GPUs share the work.
+// The compile half of tuning, with no GPU: every candidate of a problem (or the model search's
+// first batch) is built (and cached) for an architecture, and recorded as compiled, compile_failed
+// or resources_exceeded. Warms a cache, checks a search space, measures compile throughput, and
+// lets hosts without GPUs share the work.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,9 @@ struct CompileOnlyOptions {
   std::string cache_dir;     // "" = memory only
   std::string command_line;  // provenance
   std::string host;          // provenance; "" = this host's name
+  // 0: every candidate. N: the first batch the model search would measure with a budget of N
+  // (warm start and the cost model's best-ranked; its local search needs measurements).
+  int max_candidates = 0;
 };
 
 struct CompileOnlyResult {

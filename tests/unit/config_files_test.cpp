@@ -182,6 +182,7 @@ TEST(TuningSettings, ShippedFileHoldsTheDefaults) {
   EXPECT_EQ(shipped.min_rounds, defaults.min_rounds);
   EXPECT_DOUBLE_EQ(shipped.min_round_time_s, defaults.min_round_time_s);
   EXPECT_EQ(shipped.max_rounds, defaults.max_rounds);
+  EXPECT_EQ(shipped.bench_max_rounds, defaults.bench_max_rounds);
   EXPECT_EQ(shipped.clock_policy, defaults.clock_policy);
   EXPECT_EQ(shipped.cache, defaults.cache);
 }

@@ -8,7 +8,8 @@
   tuning_cost.py compare NEW.bench.json OLD.bench.json [NEW2.bench.json]
       `sgemm-tune bench --json` of the same shapes on two databases: the geomean of the tuned times
       relative to cuBLAS timed in the same run (new over old), and with a second bench of NEW
-      the largest change of a problem's ratio between the two processes.
+      the largest change of a problem's ratio between the two processes. Problems the old database
+      did not tune (its run cut by a time budget) are left out of the comparison.
 """
 import json
 import math
@@ -60,9 +61,12 @@ def time_report(paths):
               + f" ({r['rounds']}) | {t.get('flush_s', 0):.1f} | {r['family']} |")
 
 
-def ratios(path):
+def ratios(path, tuned_only=False):
+    """Per problem, the bench's ratio; with tuned_only, only problems the database had tuned (its
+    route says "not tuned" otherwise: a run cut by its budget)."""
     with open(path) as f:
-        return {p["problem"]: p["ratio"] for p in json.load(f)["problems"]}
+        return {p["problem"]: p["ratio"] for p in json.load(f)["problems"]
+                if not (tuned_only and p["route"]["reason"].startswith("not tuned"))}
 
 
 def geomean(values):
@@ -70,8 +74,11 @@ def geomean(values):
 
 
 def compare(new_path, old_path, again_path=None):
-    new, old = ratios(new_path), ratios(old_path)
+    new, old = ratios(new_path), ratios(old_path, tuned_only=True)
     common = sorted(set(new) & set(old))
+    left = sorted(set(new) - set(old))
+    if left:
+        print(f"not tuned in the old database (left out): {', '.join(p.split(' lda')[0] for p in left)}")
     # ratio = cuBLAS time / tuned time; tuned new / tuned old = old ratio / new ratio.
     rel = [old[p] / new[p] for p in common]
     print(f"{len(common)} problems; new winners' time over old winners' (each against cuBLAS in its "

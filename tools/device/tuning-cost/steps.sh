@@ -1,7 +1,7 @@
 # What tuning costs with the shipped settings (configs/measure.yaml), from a cold compile cache
 # into a fresh database, over the public suite and the sweep (configs/shapes/{public,sweep}.csv):
-#   tests (default): the GPU tests of the Timer, the tuner, crash isolation, the dispatcher (alone
-#     and under concurrency) and the cuBLAS interposer;
+#   tests (default): the GPU tests of the Timer, the tuner, crash isolation and the dispatcher
+#     (alone and under concurrency);
 #   tune: the public suite, then the sweep, one `tune` run each, within BUDGET seconds (a run cut
 #     by the budget is resumed by calling the phase again, PART=2 naming the second part's logs;
 #     on a fresh machine from .device-state/new.db, the database the previous part brought back);
@@ -10,8 +10,7 @@
 #   bench: the dozen benched on both databases (the new one twice, two processes: repeatability);
 #   suites: the sweep and the public suite (or $SUITES) benched on the new database against cuBLAS
 #     and cuBLASLt's best of 8 (what the database that tuning made serves), each within
-#     $BENCH_SECONDS;
-#   torch: the interposer in an unmodified PyTorch program, served from the new database.
+#     $BENCH_SECONDS.
 default_phase=tests
 
 all_shapes=$work/all.csv
@@ -34,7 +33,7 @@ make_shape_lists() {
 }
 
 phase_tests() {
-  gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:Dispatcher*:Concurrency*:Interposer.*' "${TESTS_SECONDS:-240}"
+  gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:Dispatcher*:Concurrency*' "${TESTS_SECONDS:-240}"
 }
 
 phase_tune() {
@@ -83,18 +82,4 @@ phase_suites() {
       --db "$work/new.db" --lt-algos 8 --json "$res/bench-$list.data.json"
     tail -4 "$res/bench-$list.json"
   done
-}
-
-# torch: the interposer in an unmodified PyTorch program (tests/interposer/check_frameworks.py) on
-# the public suite, served from the new database, with the public bench's ratios beside its own.
-phase_torch() {
-  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
-  local bench=()
-  [[ -f $res/bench-public.data.json ]] && bench=(--bench "$res/bench-public.data.json")
-  timeout "${TORCH_SECONDS:-240}" python3 tests/interposer/check_frameworks.py --framework torch \
-    --interposer "$dist/lib/libsgemm_cublas.so" --db "$work/new.db" \
-    --shapes configs/shapes/public.csv --samples 10 "${bench[@]}" --report "$res/torch.txt" \
-    > "$res/torch.log" 2>&1
-  echo "torch check: exit $?"
-  tail -30 "$res/torch.log"
 }
