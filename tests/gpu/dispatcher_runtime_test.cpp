@@ -12,11 +12,9 @@
 
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
-#include "jit/nvrtc_compiler.hpp"
-#include "jit/templates.hpp"
 #include "sgemm_dispatch.h"
 #include "support/gpu_support.hpp"
-#include "tuner/tuner.hpp"
+#include "support/winner_db.hpp"
 
 namespace sgt {
 namespace {
@@ -34,35 +32,16 @@ const ProblemKey kUntuned = testing::make_problem(Op::N, Op::T, 77, 33, 20, 0, 1
 // kTuned, measured (as stored) twice as fast as cuBLAS.
 const std::string& tuned_database() {
   static const std::string path = [] {
-    const std::string p = std::filesystem::temp_directory_path() /
-                          ("sgemm_dispatch_runtime_" + std::to_string(::getpid()) + ".db");
-    std::filesystem::remove(p);
-    const DeviceInfo device = query_device(0);
+    const std::string p = testing::temp_db("sgemm_dispatch_runtime_");
     const Family& family = find_family("f1_simt");
-    Knobs chosen;
-    for (const Knobs& k : testing::default_space_configs(family))
-      if (family.cannot_implement(k, kTuned).empty() && family.cannot_implement(k, kNear).empty()) {
-        chosen = k;
-        break;
-      }
     Database db = Database::open(p, OpenMode::create);
     TuningStore store(db);
-    WinnerRecord w;
-    w.problem = kTuned;
-    w.gpu = gpu_record(device);
-    w.software = software_record();
-    w.family = family.name();
-    w.config = knobs_to_string(chosen);
-    w.template_hash = template_hash(family.name() + ".cu");
-    w.time_us = 1;
-    w.cublas_us = 2;
-    const CompileResult r =
-        compile_template(family.name() + ".cu", family.defines(chosen, kTuned), device.arch());
-    if (r.ok) {
-      w.cubin.assign(r.cubin.begin(), r.cubin.end());
-      w.cubin_arch = device.arch();
-    }
-    store.set_winner(w);
+    for (const Knobs& k : testing::default_space_configs(family))
+      if (family.cannot_implement(k, kTuned).empty() && family.cannot_implement(k, kNear).empty()) {
+        testing::store_winner(store, family, kTuned, k, true);
+        return p;
+      }
+    ADD_FAILURE() << "no f1_simt configuration takes both problems";
     return p;
   }();
   return path;

@@ -43,6 +43,36 @@ def run(framework, shapes, out, samples, env_extra, tf32=False):
         return json.load(f)
 
 
+class Checks:
+    """Each check printed as it is made, FAIL-marked when it does not hold; the exit code and an
+    optional report file at the end."""
+
+    def __init__(self):
+        self.lines, self.failed = [], 0
+
+    def say(self, text, ok=True):
+        self.lines.append(("" if ok else "FAIL ") + text)
+        print(self.lines[-1], flush=True)
+        self.failed += not ok
+
+    def finish(self, report):
+        if report:
+            with open(report, "w") as f:
+                f.write("\n".join(self.lines) + "\n")
+        return 1 if self.failed else 0
+
+
+def database(a, tmp):
+    """--db as given, or --dump imported into a new database in tmp by --tune-binary."""
+    if a.db:
+        return a.db
+    if not (a.dump and a.tune_binary):
+        sys.exit("give --db, or --dump and --tune-binary")
+    db = os.path.join(tmp, "tuning.db")
+    subprocess.run([a.tune_binary, "--quiet", "import", a.dump, "--db", db], check=True)
+    return db
+
+
 def read_log(path):
     with open(path) as f:
         lines = f.read().splitlines()
@@ -80,25 +110,15 @@ def main():
     ap.add_argument("--samples", type=int, default=30)
     ap.add_argument("--report")
     a = ap.parse_args()
-    lines, failed = [], []
-
-    def say(text, ok=True):
-        lines.append(("" if ok else "FAIL ") + text)
-        print(lines[-1], flush=True)
-        if not ok:
-            failed.append(text)
-
+    checks = Checks()
+    say = checks.say
     sys.path.insert(0, HERE)
     from framework_mm import problems
     shapes = problems(a.shapes)
     tmp = tempfile.mkdtemp(prefix="sgemm_interposer_")
     log = os.path.join(tmp, "calls.csv")
     plain = run(a.framework, a.shapes, os.path.join(tmp, "plain.json"), a.samples, {})
-    if not a.db:  # after the first run, which skips quickly where the framework is missing
-        if not (a.dump and a.tune_binary):
-            sys.exit("give --db, or --dump and --tune-binary")
-        a.db = os.path.join(tmp, "tuning.db")
-        subprocess.run([a.tune_binary, "--quiet", "import", a.dump, "--db", a.db], check=True)
+    a.db = database(a, tmp)  # after the first run, which skips quickly without the framework
     preload = {"LD_PRELOAD": os.path.abspath(a.interposer), "SGEMM_TUNER_DB": a.db,
                "SGEMM_CUBLAS_LOG": log}
     served = run(a.framework, a.shapes, os.path.join(tmp, "served.json"), a.samples, preload)
@@ -136,10 +156,7 @@ def main():
         say(f"TF32 allowed: {sum(int(c['calls']) for c in calls)} calls, all passed through: "
             f"{passed}; results bit-identical to the run without the preload: {same}",
             passed and same)
-    if a.report:
-        with open(a.report, "w") as f:
-            f.write("\n".join(lines) + "\n")
-    return 1 if failed else 0
+    return checks.finish(a.report)
 
 
 if __name__ == "__main__":

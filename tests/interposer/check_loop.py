@@ -22,7 +22,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from check_frameworks import TOLERANCE, read_log, routed, run  # noqa: E402
+from check_frameworks import TOLERANCE, Checks, database, read_log, routed, run  # noqa: E402
 
 
 def main():
@@ -35,13 +35,8 @@ def main():
     ap.add_argument("--samples", type=int, default=30)
     ap.add_argument("--report")
     a = ap.parse_args()
-    lines, failed = [], []
-
-    def say(text, ok=True):
-        lines.append(("" if ok else "FAIL ") + text)
-        print(lines[-1], flush=True)
-        if not ok:
-            failed.append(text)
+    checks = Checks()
+    say = checks.say
 
     tmp = tempfile.mkdtemp(prefix="sgemm_loop_")
     db = os.path.join(tmp, "tuning.db")
@@ -52,10 +47,9 @@ def main():
            "SGEMM_DISPATCH_MISS_LOG": misses, "SGEMM_CUBLAS_LOG": log}
     # A first run without the preload skips quickly where PyTorch or a GPU is missing.
     run("torch", a.shapes, os.path.join(tmp, "probe.json"), 1, {})
-    if a.db:
-        shutil.copy(a.db, db)
-    else:
-        subprocess.run([a.tune_binary, "--quiet", "import", a.dump, "--db", db], check=True)
+    source = database(a, tmp)
+    if source != db:
+        shutil.copy(source, db)  # tuning writes into a copy, never into the database given
     first = run("torch", a.shapes, os.path.join(tmp, "first.json"), a.samples, env)
     with open(misses) as f:
         logged = {f"{r['transa']}{r['transb']} {r['m']}x{r['n']}x{r['k']}": int(r["calls"])
@@ -85,10 +79,7 @@ def main():
         say(f"{name}: {what}; {p['median_us']:.1f} -> {q['median_us']:.1f} us ({gain:.2f}x), "
             f"second run {','.join(sorted(actions))}, error {q['error']:.2e}",
             ok and p["error"] < TOLERANCE and q["error"] < TOLERANCE)
-    if a.report:
-        with open(a.report, "w") as f:
-            f.write("\n".join(lines) + "\n")
-    return 1 if failed else 0
+    return checks.finish(a.report)
 
 
 if __name__ == "__main__":
