@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "common/error.hpp"
+#include "space/family.hpp"
 
 namespace sgt {
 namespace {
@@ -94,6 +95,15 @@ int parse_arch(const std::string& arch) {
         fmt::format("architecture '{}' is not of the form sm_XY (for example sm_90)", arch));
   }
   return std::stoi(match[1].str());
+}
+
+DeviceLimits device_limits(const DeviceInfo& d) {
+  DeviceLimits limits;
+  limits.cc = d.cc_major * 10 + d.cc_minor;
+  limits.sm_count = d.sm_count;
+  limits.smem_optin_bytes = static_cast<int>(d.smem_optin_bytes);
+  limits.regs_per_sm = d.regs_per_sm;
+  return limits;
 }
 
 }  // namespace sgt

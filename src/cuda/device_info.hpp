@@ -21,6 +21,10 @@ struct DeviceInfo {
   std::string arch() const;   // "sm_90"
 };
 
+// What the kernel families need to know of a device (space/family.hpp).
+struct DeviceLimits;
+DeviceLimits device_limits(const DeviceInfo& device);
+
 struct SoftwareInfo {
   std::string driver;   // "13.0" (CUDA driver API version) or "none"
   std::string runtime;  // CUDA runtime the binaries were built with

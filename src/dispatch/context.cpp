@@ -69,6 +69,7 @@ DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
       lanes_(compute_major_),
       table_(winners.size() + kMaxUntunedRoutes) {
   const DeviceInfo info = query_device(ordinal);
+  limits_ = device_limits(info);
   name_ = info.name;
   arch_ = info.arch();
   untracked_.key = ProblemKey{};
@@ -90,7 +91,7 @@ DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
         entry.family = &find_family(w.family);
         entry.knobs = parse_knobs(w.config);
         if (!entry.family->cannot_implement(entry.knobs, w.problem).empty()) continue;
-        entry.geometry = entry.family->geometry(entry.knobs, w.problem);
+        entry.geometry = entry.family->geometry(entry.knobs, w.problem, limits_);
       } catch (const Error&) {
         continue;  // a family or knob this build does not know: not usable, cuBLAS serves it
       }
@@ -205,7 +206,7 @@ bool DeviceState::fill(Route& r) {
   const TunedEntry& e = *pool_entries_[static_cast<std::size_t>(c.index)];
   std::string why;
   r.kernel = kernel(e, why, transient);  // cached by check
-  r.geometry = e.family->geometry(e.knobs, as_tuned(e));
+  r.geometry = e.family->geometry(e.knobs, as_tuned(e), limits_);
   r.scratch_bytes = sizeof(float) * r.geometry.workspace_floats;
   r.entry = &e;
   r.source = r.kernel ? Route::Source::nearest : Route::Source::cublas;

@@ -132,6 +132,7 @@ class DeviceState {
   void cublas_sgemm(cublasHandle_t handle, const GemmCall& call);
 
   std::string name_, arch_;
+  DeviceLimits limits_;  // what launch geometries are computed for (SM count)
   int compute_major_ = 0;
   NearestRules rules_;
   std::map<ProblemKey, TunedEntry, ProblemKeyLess> exact_;

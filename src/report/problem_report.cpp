@@ -29,7 +29,10 @@ void add_geometry(KernelFacts& k, const ProblemKey& p, const GpuRecord& gpu) {
         knobs[name] = 0;
         missing += (missing.empty() ? "" : ",") + name;
       }
-    g = family.geometry(knobs, p);
+    // The launch on the GPU it was tuned on (its SM count, when the record has one).
+    DeviceLimits device;
+    if (gpu.sm_count > 0) device.sm_count = gpu.sm_count;
+    g = family.geometry(knobs, p, device);
     if (!missing.empty())
       k.geometry_note = "knobs " + missing + " missing from the record, taken as 0";
   } catch (const Error&) {

@@ -69,7 +69,9 @@ class Family {
   virtual std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const = 0;
   // NVRTC -D definitions: the knobs plus problem-class macros (TRANS_A, TRANS_B, ALIGN).
   virtual std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const = 0;
-  virtual LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const = 0;
+  // The launch on `device`: grids sized in waves (F2's stream-K, F4's splits) count its SMs.
+  virtual LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p,
+                                  const DeviceLimits& device) const = 0;
   // Smaller is simpler; a timing tie goes to the simpler configuration.
   virtual int complexity(const Knobs& knobs) const = 0;
   // Knobs added after configurations were first stored, each with the value a stored

@@ -29,7 +29,8 @@ CandidateList plan_candidates(const Enumeration& all, const DeviceLimits& limits
     auto [hash, fresh] = hashes.try_emplace(p.template_file);
     if (fresh) hash->second = template_hash(p.template_file);
     p.template_hash = hash->second;
-    p.predicted_us = estimate_cost(c.family->geometry(c.knobs, problem), problem, limits).time_us;
+    p.predicted_us =
+        estimate_cost(c.family->geometry(c.knobs, problem, limits), problem, limits).time_us;
     list.candidates.push_back(std::move(p));
   }
   return list;

@@ -66,7 +66,8 @@ CompileOnlyResult CompileOnly::run(const ProblemKey& problem) {
     const PlannedCandidate& c = list.candidates[i];
     const CompileResult compiled = pool.take(i);
     const ResourceVerdict resources = check_resources(
-        compiled, c.candidate.family->geometry(c.candidate.knobs, problem), options_.limits);
+        compiled, c.candidate.family->geometry(c.candidate.knobs, problem, options_.limits),
+        options_.limits);
     CandidateRecord rec = candidate_record(c, problem, run_id_);
     switch (record_compile(rec, compiled, resources)) {
       case Outcome::compile_failed:

@@ -48,15 +48,6 @@ SoftwareRecord software_record() {
   return {sw.driver, sw.runtime, sw.nvrtc, sw.cublas};
 }
 
-DeviceLimits device_limits(const DeviceInfo& d) {
-  DeviceLimits limits;
-  limits.cc = d.cc_major * 10 + d.cc_minor;
-  limits.sm_count = d.sm_count;
-  limits.smem_optin_bytes = static_cast<int>(d.smem_optin_bytes);
-  limits.regs_per_sm = d.regs_per_sm;
-  return limits;
-}
-
 namespace {
 
 // Candidates compiled ahead of the search: about two local-search batches.
@@ -385,7 +376,7 @@ void Tuner::Search::resume_candidate(std::size_t i, const CandidateRecord& rec) 
 // breaks the CUDA context is recorded, and the run must restart (ContextLost).
 void Tuner::Search::measure_candidate(std::size_t i, CompileResult compiled, CandidateRecord& rec) {
   const PlannedCandidate& w = work_[i];
-  const LaunchGeometry geometry = w.candidate.family->geometry(w.candidate.knobs, key_);
+  const LaunchGeometry geometry = w.candidate.family->geometry(w.candidate.knobs, key_, s_.limits);
   if (record_compile(rec, compiled, check_resources(compiled, geometry, s_.limits)) !=
       Outcome::compiled)
     return;
@@ -506,7 +497,7 @@ void Tuner::Search::confirm_finalists() {
       cubins_[i] = std::move(r.cubin);
     }
     kernels.push_back(std::make_unique<SgemmKernel>(cubins_[i]));
-    geometries.push_back(w.candidate.family->geometry(w.candidate.knobs, key_));
+    geometries.push_back(w.candidate.family->geometry(w.candidate.knobs, key_, s_.limits));
   }
   std::size_t workspace_floats = 0;
   for (const LaunchGeometry& g : geometries)

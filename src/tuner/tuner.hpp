@@ -123,6 +123,5 @@ class Tuner {
 // GpuRecord / SoftwareRecord of the current device, as stored in the database.
 GpuRecord gpu_record(const DeviceInfo& device);
 SoftwareRecord software_record();
-DeviceLimits device_limits(const DeviceInfo& device);
 
 }  // namespace sgt

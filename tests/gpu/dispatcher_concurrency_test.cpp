@@ -54,7 +54,7 @@ std::optional<Knobs> pick(const Family& family, const ProblemKey& p,
                           const std::function<bool(const LaunchGeometry&)>& wanted) {
   for (const Knobs& k : testing::default_space_configs(family)) {
     if (!family.cannot_implement(k, p).empty()) continue;
-    if (wanted(family.geometry(k, p))) return k;
+    if (wanted(family.geometry(k, p, testing::gpu_limits()))) return k;
   }
   return std::nullopt;
 }
@@ -498,7 +498,7 @@ TEST(ConcurrencyThreads, ThreadWithNoCurrentContext) {
   const Family& family = find_family(packed->winner.family);
   const Knobs knobs = parse_knobs(packed->winner.config);
   const SgemmKernel kernel(std::string(packed->winner.cubin.begin(), packed->winner.cubin.end()));
-  const LaunchGeometry geometry = family.geometry(knobs, packed->p);
+  const LaunchGeometry geometry = family.geometry(knobs, packed->p, testing::gpu_limits());
   DeviceBuffer<float> workspace(std::max<std::size_t>(geometry.workspace_floats, 1));
   sgemmHandle_t h = nullptr;
   ASSERT_EQ(sgemmCreate(&h, suite().database.c_str()), SGEMM_STATUS_SUCCESS);

@@ -146,8 +146,9 @@ TEST_F(Dispatcher, PackedAndSplitKWinnersShareTheHandleWorkspace) {
   const ProblemKey odd = testing::make_problem(Op::N, Op::N, 1023, 1025, 1027);
   const ProblemKey aligned = testing::make_problem(Op::N, Op::N, 512, 384, 1024);
   const ProblemKey tn = testing::make_aligned_problem(Op::T, Op::N, 300, 260, 100);
-  ASSERT_TRUE(f2.geometry(transposed, tn).pack_a.used && f2.geometry(transposed, tn).pack_b.used);
-  ASSERT_GT(f2.geometry(split, aligned).k_splits, 1);
+  ASSERT_TRUE(f2.geometry(transposed, tn, testing::gpu_limits()).pack_a.used &&
+              f2.geometry(transposed, tn, testing::gpu_limits()).pack_b.used);
+  ASSERT_GT(f2.geometry(split, aligned, testing::gpu_limits()).k_splits, 1);
   {
     Database db = Database::open(path, OpenMode::create);
     TuningStore store(db);

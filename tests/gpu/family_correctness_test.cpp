@@ -118,7 +118,7 @@ bool fuses_reduce(const Family& family, const Knobs& knobs) {
   for (const int n : {64, 16, 4, 1}) {
     const ProblemKey p = testing::make_aligned_problem(Op::N, Op::N, 300, n, 40000);
     if (!family.cannot_implement(knobs, p).empty()) continue;
-    const LaunchGeometry g = family.geometry(knobs, p);
+    const LaunchGeometry g = family.geometry(knobs, p, testing::gpu_limits());
     if (g.k_splits > 1 && !g.has_reduce) return true;
   }
   return false;
@@ -134,7 +134,7 @@ std::vector<Knobs> fused_configs(const Family& family) {
 int split_cases(const Family& family, const std::vector<testing::Case>& cases) {
   return static_cast<int>(std::count_if(cases.begin(), cases.end(), [&](const testing::Case& c) {
     return family.cannot_implement(c.knobs, c.problem).empty() &&
-           family.geometry(c.knobs, c.problem).k_splits > 1;
+           family.geometry(c.knobs, c.problem, testing::gpu_limits()).k_splits > 1;
   }));
 }
 

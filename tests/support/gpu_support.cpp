@@ -23,6 +23,8 @@ GpuEnv& gpu_env() {
   return env;
 }
 
+DeviceLimits gpu_limits() { return device_limits(gpu_env().device); }
+
 std::string source_path(const std::string& relative) {
   const char* env = std::getenv("SGEMM_SOURCE_DIR");
   return fmt::format("{}/{}", env && *env ? env : SGEMM_SOURCE_DIR, relative);
@@ -117,7 +119,7 @@ namespace {
 struct CaseKernel {
   CaseKernel(const Family& family, const Case& c, const CompileResult& compiled)
       : kernel(compiled.cubin),
-        geometry(family.geometry(c.knobs, c.problem)),
+        geometry(family.geometry(c.knobs, c.problem, testing::gpu_limits())),
         workspace(std::max<std::size_t>(geometry.workspace_floats, 1)),
         problem(c.problem) {
     workspace.zero();

@@ -13,6 +13,8 @@
 namespace sgt {
 namespace {
 
+const DeviceLimits kDevice;  // the reference device: DeviceLimits' defaults, an H200's
+
 using testing::problem;
 using testing::with;
 
@@ -140,7 +142,7 @@ TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
 }
 
 TEST(F1SimtFamily, GeometryCoversEveryTileWithoutSplit) {
-  const LaunchGeometry g = f1().geometry(base(), problem(1023, 1025, 1027));
+  const LaunchGeometry g = f1().geometry(base(), problem(1023, 1025, 1027), kDevice);
   EXPECT_EQ(g.grid.x, 8u * 9u);  // ceil(1023/128) x ceil(1025/128)
   EXPECT_EQ(g.grid.y, 1u);
   EXPECT_EQ(g.grid.z, 1u);
@@ -151,11 +153,12 @@ TEST(F1SimtFamily, GeometryCoversEveryTileWithoutSplit) {
   EXPECT_FALSE(g.has_reduce);
   EXPECT_EQ(g.workspace_floats, 0u);
   // m = n = 1: one block.
-  EXPECT_EQ(f1().geometry(base(), problem(1, 1, 1)).grid.x, 1u);
+  EXPECT_EQ(f1().geometry(base(), problem(1, 1, 1), kDevice).grid.x, 1u);
 }
 
 TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
-  const LaunchGeometry g = f1().geometry(with(base(), "SPLITK", 4), problem(1023, 1025, 1027));
+  const LaunchGeometry g =
+      f1().geometry(with(base(), "SPLITK", 4), problem(1023, 1025, 1027), kDevice);
   EXPECT_EQ(g.k_slice, 264);  // ceil(1027 / 4) = 257, rounded up to a multiple of BK = 8
   EXPECT_EQ(g.k_splits, 4);
   EXPECT_EQ(g.grid.z, 4u);
@@ -168,7 +171,7 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
     for (int k : {1, 7, 8, 9, 63, 64, 65, 129, 700, 1000, 4096, 65536}) {
       for (int bk : {8, 16, 32}) {
         Knobs kn = with(with(base(), "SPLITK", splitk), "BK", bk);
-        const LaunchGeometry s = f1().geometry(kn, problem(64, 64, k));
+        const LaunchGeometry s = f1().geometry(kn, problem(64, 64, k), kDevice);
         SCOPED_TRACE(::testing::Message() << "splitk=" << splitk << " k=" << k << " bk=" << bk);
         if (s.k_splits == 1) {
           EXPECT_FALSE(s.has_reduce);
@@ -187,7 +190,7 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
     }
   }
   // K within one BK: a split would leave empty slices, so there is none.
-  const LaunchGeometry tiny = f1().geometry(with(base(), "SPLITK", 4), problem(64, 64, 5));
+  const LaunchGeometry tiny = f1().geometry(with(base(), "SPLITK", 4), problem(64, 64, 5), kDevice);
   EXPECT_EQ(tiny.k_splits, 1);
   EXPECT_FALSE(tiny.has_reduce);
   EXPECT_EQ(tiny.grid.z, 1u);
@@ -196,14 +199,14 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
 TEST(F1SimtFamily, InKernelReduceNeedsNoSecondKernelAndKeepsTileCounters) {
   const Knobs fused = with(with(base(), "SPLITK", 4), "REDUCE", 1);
   EXPECT_EQ(why(fused), "");
-  const LaunchGeometry g = f1().geometry(fused, problem(1023, 1025, 1027));
+  const LaunchGeometry g = f1().geometry(fused, problem(1023, 1025, 1027), kDevice);
   EXPECT_EQ(g.k_splits, 4);
   EXPECT_EQ(g.grid.z, 4u);
   EXPECT_FALSE(g.has_reduce);
   // The counters, then one 128 x 128 partial tile per split and tile (8 x 9 tiles).
   EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 4u * 72u * 128u * 128u);
   // K within one BK: no split, so nothing to sum and no workspace.
-  const LaunchGeometry tiny = f1().geometry(fused, problem(64, 64, 5));
+  const LaunchGeometry tiny = f1().geometry(fused, problem(64, 64, 5), kDevice);
   EXPECT_EQ(tiny.k_splits, 1);
   EXPECT_EQ(tiny.workspace_floats, 0u);
   // One arrival counter per output tile: 129 x 129 tiles of 32 x 32 are too many to share K.
@@ -217,7 +220,7 @@ TEST(F1SimtFamily, InKernelReduceNeedsNoSecondKernelAndKeepsTileCounters) {
   // Configurations stored before REDUCE existed sum in sgemm_reduce.
   Knobs old = with(base(), "SPLITK", 4);
   old.erase("REDUCE");
-  EXPECT_TRUE(f1().geometry(old, problem(1023, 1025, 1027)).has_reduce);
+  EXPECT_TRUE(f1().geometry(old, problem(1023, 1025, 1027), kDevice).has_reduce);
   EXPECT_EQ(with_knobs_added_later(f1(), old), with(with(base(), "SPLITK", 4), "REDUCE", 0));
   const auto d = f1().defines(old, problem(8, 8, 8));
   EXPECT_NE(std::find(d.begin(), d.end(), "-DREDUCE=0"), d.end());
@@ -286,7 +289,7 @@ TEST(F1SimtFamily, FusedReduceSpaceIsValidAndSplitsInTheKernel) {
     EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
     EXPECT_GT(knob(c.knobs, "SPLITK"), 1) << knobs_to_string(c.knobs);
     EXPECT_EQ(knob(c.knobs, "REDUCE"), 1) << knobs_to_string(c.knobs);
-    EXPECT_FALSE(f1().geometry(c.knobs, problem(1023, 1025, 1027)).has_reduce);
+    EXPECT_FALSE(f1().geometry(c.knobs, problem(1023, 1025, 1027), kDevice).has_reduce);
   }
 }
 

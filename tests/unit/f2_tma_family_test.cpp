@@ -16,6 +16,8 @@
 namespace sgt {
 namespace {
 
+const DeviceLimits kDevice;  // the reference device: DeviceLimits' defaults, an H200's
+
 using testing::contains;
 using testing::problem;
 using testing::with;
@@ -117,7 +119,8 @@ TEST(F2TmaFamily, PackingTakesExactlyTheProblemsTmaCannotAddressInPlace) {
 TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
   const Knobs packed = with(base(), "PACK", 1);
   // NN 1023 x 1025 x 1027: A stored 1023 x 1027 (ld 1024), B stored 1027 x 1025 (ld 1028).
-  const LaunchGeometry g = f2().geometry(packed, problem(1023, 1025, 1027, Op::N, Op::N, 1));
+  const LaunchGeometry g =
+      f2().geometry(packed, problem(1023, 1025, 1027, Op::N, Op::N, 1), kDevice);
   ASSERT_TRUE(g.pack_a.used && g.pack_b.used);
   // Unsplit, the copies still leave the tile counters alone: split-K kernels sharing the
   // workspace expect them at zero.
@@ -133,7 +136,7 @@ TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
   EXPECT_GE(g.pack_b.offset_floats, g.pack_a.offset_floats + 1024u * 1027u);
   EXPECT_EQ(g.workspace_floats, g.pack_b.offset_floats + 1028u * 1025u);
   // TT: A stored k x m, B stored n x k.
-  const LaunchGeometry t = f2().geometry(packed, problem(5, 6, 7, Op::T, Op::T, 1));
+  const LaunchGeometry t = f2().geometry(packed, problem(5, 6, 7, Op::T, Op::T, 1), kDevice);
   EXPECT_EQ(t.pack_a.rows, 7);
   EXPECT_EQ(t.pack_a.ld, 8);
   EXPECT_EQ(t.pack_a.cols, 5);
@@ -142,19 +145,19 @@ TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
   EXPECT_EQ(t.pack_b.cols, 7);
   // With split-K the tile counters and partial tiles come first.
   const LaunchGeometry s =
-      f2().geometry(with(packed, "SPLITK", 2), problem(1023, 1025, 1027, Op::N, Op::N, 1));
+      f2().geometry(with(packed, "SPLITK", 2), problem(1023, 1025, 1027, Op::N, Op::N, 1), kDevice);
   ASSERT_EQ(s.k_splits, 2);
   EXPECT_GE(s.pack_a.offset_floats, SGEMM_TILE_COUNTERS + 2u * 72u * 128u * 128u);
   EXPECT_EQ(s.workspace_floats, s.pack_b.offset_floats + s.pack_b.floats);
   // Without PACK nothing is copied.
-  EXPECT_FALSE(f2().geometry(base(), problem(1024, 1024, 1024)).pack_a.used);
+  EXPECT_FALSE(f2().geometry(base(), problem(1024, 1024, 1024), kDevice).pack_a.used);
   EXPECT_GT(f2().complexity(packed), f2().complexity(base()));
 }
 
 TEST(F2TmaFamily, TransposedPackingCopiesOnlyKContiguousOperandsAndReadsThemAsNt) {
   const Knobs tp = with(base(), "PACK", 2);
   // NN 300 x 200 x 100: B (stored 100 x 200) copied as 200 x 100 (ld 200); A read in place.
-  const LaunchGeometry nn = f2().geometry(tp, problem(300, 200, 100));
+  const LaunchGeometry nn = f2().geometry(tp, problem(300, 200, 100), kDevice);
   EXPECT_FALSE(nn.pack_a.used);
   ASSERT_TRUE(nn.pack_b.used);
   EXPECT_TRUE(nn.pack_b.transposed);
@@ -170,7 +173,7 @@ TEST(F2TmaFamily, TransposedPackingCopiesOnlyKContiguousOperandsAndReadsThemAsNt
   const std::vector<std::string> d = f2().defines(tp, problem(300, 200, 100));
   EXPECT_TRUE(contains(d, "-DTRANS_A=0") && contains(d, "-DTRANS_B=1"));
   // TN 301 x 203 x 99: A (stored 99 x 301) as 301 x 99 (ld 304), then B as 203 x 99 (ld 204).
-  const LaunchGeometry tn = f2().geometry(tp, problem(301, 203, 99, Op::T, Op::N));
+  const LaunchGeometry tn = f2().geometry(tp, problem(301, 203, 99, Op::T, Op::N), kDevice);
   ASSERT_TRUE(tn.pack_a.used && tn.pack_b.used);
   EXPECT_EQ(tn.pack_a.ld, 304);
   EXPECT_EQ(tn.pack_a.floats, 304u * 99u);
@@ -178,11 +181,12 @@ TEST(F2TmaFamily, TransposedPackingCopiesOnlyKContiguousOperandsAndReadsThemAsNt
   EXPECT_EQ(tn.pack_b.offset_floats % kPackAlignFloats, 0u);
   EXPECT_GE(tn.pack_b.offset_floats, tn.pack_a.offset_floats + tn.pack_a.floats);
   // TT: only A.
-  const LaunchGeometry tt = f2().geometry(tp, problem(64, 64, 64, Op::T, Op::T));
+  const LaunchGeometry tt = f2().geometry(tp, problem(64, 64, 64, Op::T, Op::T), kDevice);
   EXPECT_TRUE(tt.pack_a.used);
   EXPECT_FALSE(tt.pack_b.used);
   // After split-K's counters and partials.
-  const LaunchGeometry split = f2().geometry(with(tp, "SPLITK", 2), problem(1024, 1024, 1024));
+  const LaunchGeometry split =
+      f2().geometry(with(tp, "SPLITK", 2), problem(1024, 1024, 1024), kDevice);
   ASSERT_EQ(split.k_splits, 2);
   EXPECT_GE(split.pack_b.offset_floats, SGEMM_TILE_COUNTERS + 2u * 64u * 128u * 128u);
   // Refused: NT (nothing to transpose), unaligned problems (PACK = 1's), copies over the limit.
@@ -217,7 +221,7 @@ TEST(F2TmaFamily, DefinesCarryEveryKnobAndTheTransposes) {
 }
 
 TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
-  const LaunchGeometry g = f2().geometry(base(), problem(1023, 1025, 1027));
+  const LaunchGeometry g = f2().geometry(base(), problem(1023, 1025, 1027), kDevice);
   EXPECT_EQ(g.grid.x, 8u * 9u);
   EXPECT_EQ(g.block.x, 256u);
   EXPECT_EQ(g.smem_bytes, 4u * 4u * 32u * 256u + 1024u + 32u);
@@ -237,7 +241,7 @@ TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
   EXPECT_EQ(g.tma_b.swizzle_bytes, 128u);
   // TT with BK = 16: A (k x m) K-contiguous with 64-byte rows, B (n x k) N-contiguous.
   const LaunchGeometry t =
-      f2().geometry(with(base(), "BK", 16), problem(100, 200, 300, Op::T, Op::T));
+      f2().geometry(with(base(), "BK", 16), problem(100, 200, 300, Op::T, Op::T), kDevice);
   EXPECT_TRUE(t.tma_a.k_inner);
   EXPECT_EQ(t.tma_a.box_inner, 16u);
   EXPECT_EQ(t.tma_a.swizzle_bytes, 64u);
@@ -248,12 +252,13 @@ TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
   const Knobs f1_knobs = {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32}, {"WN", 64},
                           {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4}, {"REGDB", 1},
                           {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}};
-  EXPECT_FALSE(find_family("f1_simt").geometry(f1_knobs, problem(64, 64, 64)).tma_a.used);
+  EXPECT_FALSE(find_family("f1_simt").geometry(f1_knobs, problem(64, 64, 64), kDevice).tma_a.used);
 }
 
 TEST(F2TmaFamily, SplitKCutsKIntoBkMultiplesOverBlockIdxZ) {
   // 4096x128x4096 in 128x128 tiles: 32 tiles, 4 slices of 1024, partials tile by tile.
-  const LaunchGeometry g = f2().geometry(with(base(), "SPLITK", 4), problem(4096, 128, 4096));
+  const LaunchGeometry g =
+      f2().geometry(with(base(), "SPLITK", 4), problem(4096, 128, 4096), kDevice);
   EXPECT_EQ(g.grid.x, 32u);
   EXPECT_EQ(g.grid.z, 4u);
   EXPECT_EQ(g.k_splits, 4);
@@ -262,13 +267,14 @@ TEST(F2TmaFamily, SplitKCutsKIntoBkMultiplesOverBlockIdxZ) {
   EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 4u * 32u * 128u * 128u);
   // K = 100, BK = 32, at most 3 slices: slices of 64 (a BK multiple), so only 2 of them; the
   // partials cover whole tiles, also where they overhang the matrix (2 x 1 tiles of 130 x 7).
-  const LaunchGeometry t = f2().geometry(with(base(), "SPLITK", 3), problem(130, 7, 100));
+  const LaunchGeometry t = f2().geometry(with(base(), "SPLITK", 3), problem(130, 7, 100), kDevice);
   EXPECT_EQ(t.k_splits, 2);
   EXPECT_EQ(t.k_slice, 64);
   EXPECT_EQ(t.grid.z, 2u);
   EXPECT_EQ(t.workspace_floats, SGEMM_TILE_COUNTERS + 2u * 2u * 128u * 128u);
   // K within one BK tile: nothing to split, no workspace.
-  const LaunchGeometry one = f2().geometry(with(base(), "SPLITK", 4), problem(512, 512, 32));
+  const LaunchGeometry one =
+      f2().geometry(with(base(), "SPLITK", 4), problem(512, 512, 32), kDevice);
   EXPECT_EQ(one.k_splits, 1);
   EXPECT_EQ(one.grid.z, 1u);
   EXPECT_EQ(one.workspace_floats, 0u);
@@ -280,7 +286,7 @@ TEST(F2TmaFamily, StreamKSharesOutEveryTilesKIterationsOverAPersistentGrid) {
   // over 132 blocks (14 or 15 each); a tile is shared by at most ceil(22 / 14) + 1 = 3 blocks,
   // each holding at most two partial tiles.
   const Knobs sk = with(base(), "STREAMK", 1);
-  const LaunchGeometry g = f2().geometry(sk, problem(1000, 1300, 700));
+  const LaunchGeometry g = f2().geometry(sk, problem(1000, 1300, 700), kDevice);
   EXPECT_EQ(g.grid.x, 132u);
   EXPECT_EQ(g.grid.z, 1u);
   EXPECT_EQ(g.k_splits, 3);
@@ -288,9 +294,10 @@ TEST(F2TmaFamily, StreamKSharesOutEveryTilesKIterationsOverAPersistentGrid) {
   EXPECT_FALSE(g.has_reduce);
   EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 2u * 132u * 128u * 128u);
   // STREAMK 2: two blocks per SM.
-  EXPECT_EQ(f2().geometry(with(base(), "STREAMK", 2), problem(1000, 1300, 700)).grid.x, 264u);
+  EXPECT_EQ(f2().geometry(with(base(), "STREAMK", 2), problem(1000, 1300, 700), kDevice).grid.x,
+            264u);
   // Fewer iterations than blocks: one block per iteration (1 tile of 2 K tiles).
-  const LaunchGeometry few = f2().geometry(sk, problem(100, 100, 64));
+  const LaunchGeometry few = f2().geometry(sk, problem(100, 100, 64), kDevice);
   EXPECT_EQ(few.grid.x, 2u);
   EXPECT_EQ(few.k_slice, 32);
   EXPECT_TRUE(contains(f2().defines(sk, problem(64, 64, 64)), "-DSTREAMK=1"));
@@ -298,6 +305,15 @@ TEST(F2TmaFamily, StreamKSharesOutEveryTilesKIterationsOverAPersistentGrid) {
   EXPECT_NE(f2().cannot_implement(sk, problem(129 * 128, 129 * 128, 64)).find("tile counters"),
             std::string::npos);
   EXPECT_GT(f2().complexity(sk), f2().complexity(with(base(), "SPLITK", 2)));
+}
+
+// The persistent grid counts the device's SMs, not an H200's.
+TEST(F2TmaFamily, StreamKGridFollowsTheDevicesSmCount) {
+  DeviceLimits h100_pcie;
+  h100_pcie.sm_count = 114;
+  const Knobs sk = with(base(), "STREAMK", 2);
+  EXPECT_EQ(f2().geometry(sk, problem(1000, 1300, 700), h100_pcie).grid.x, 228u);
+  EXPECT_EQ(f2().geometry(sk, problem(1000, 1300, 700), kDevice).grid.x, 264u);
 }
 
 TEST(F2TmaFamily, SplitKRefusesWhatItsCountersOrWorkspaceCannotHold) {
@@ -319,8 +335,8 @@ TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   old.erase("PACK");
   EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
   EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
-  EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096)).k_splits, 1);
-  EXPECT_FALSE(f2().geometry(old, problem(4096, 128, 4096)).pack_a.used);
+  EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096), kDevice).k_splits, 1);
+  EXPECT_FALSE(f2().geometry(old, problem(4096, 128, 4096), kDevice).pack_a.used);
   EXPECT_EQ(with_knobs_added_later(f2(), old), base());  // what a warm start compares
   EXPECT_NE(f2().cannot_implement(old, problem(1023, 1025, 1027, Op::N, Op::N, 1)), "");
 }
@@ -391,7 +407,7 @@ TEST(F2TmaFamily, PackedCopiesAtEveryPointLeaveTheCountersAndPartialsAlone) {
          {problem(1023, 1025, 1027, Op::N, Op::N, 1), problem(257, 511, 129, Op::T, Op::N, 1),
           problem(33, 65, 3, Op::T, Op::T, 1)}) {
       if (!f2().cannot_implement(c.knobs, p).empty()) continue;
-      const LaunchGeometry g = f2().geometry(c.knobs, p);
+      const LaunchGeometry g = f2().geometry(c.knobs, p, kDevice);
       const std::string what = knobs_to_string(c.knobs) + " " + p.to_string();
       ASSERT_TRUE(g.pack_a.used && g.pack_b.used) << what;
       EXPECT_GE(g.pack_a.offset_floats, static_cast<std::size_t>(SGEMM_TILE_COUNTERS)) << what;

@@ -15,6 +15,8 @@
 namespace sgt {
 namespace {
 
+const DeviceLimits kDevice;  // the reference device: DeviceLimits' defaults, an H200's
+
 using testing::contains;
 using testing::problem;
 using testing::with;
@@ -185,9 +187,17 @@ TEST(F4SkinnyFamily, DefinesCarryKnobsAndProblemClass) {
   EXPECT_EQ(d.size(), base().size() + 4);
 }
 
+// SPLITK counts waves of the device's SMs: 16 tiles on 66 SMs ask for 4 splits, not 8.
+TEST(F4SkinnyFamily, SplitKWavesFollowTheDevicesSmCount) {
+  DeviceLimits half;
+  half.sm_count = 66;
+  EXPECT_EQ(f4().geometry(base(), problem(4096, 16, 4096), half).k_splits, 4);
+  EXPECT_EQ(f4().geometry(base(), problem(4096, 16, 4096), kDevice).k_splits, 8);
+}
+
 TEST(F4SkinnyFamily, SplitKFillsTheGpuWithDisjointSlices) {
   // 256 x 16 tiles: 16 of them; one wave of 132 asks for 8 splits of 512 k.
-  const LaunchGeometry g = f4().geometry(base(), problem(4096, 16, 4096));
+  const LaunchGeometry g = f4().geometry(base(), problem(4096, 16, 4096), kDevice);
   EXPECT_EQ(g.grid.x, 16u);
   EXPECT_EQ(g.grid.y, 1u);
   EXPECT_EQ(g.grid.z, 8u);
@@ -202,25 +212,27 @@ TEST(F4SkinnyFamily, SplitKFillsTheGpuWithDisjointSlices) {
 }
 
 TEST(F4SkinnyFamily, NoSplitWritesCDirectly) {
-  const LaunchGeometry g = f4().geometry(with(base(), "SPLITK", 0), problem(4096, 16, 4096));
+  const LaunchGeometry g =
+      f4().geometry(with(base(), "SPLITK", 0), problem(4096, 16, 4096), kDevice);
   EXPECT_EQ(g.grid.z, 1u);
   EXPECT_EQ(g.k_splits, 1);
   EXPECT_FALSE(g.has_reduce);
   EXPECT_EQ(g.k_slice, 0);  // all of K
   EXPECT_EQ(g.workspace_floats, 0u);
   // K near 2^31 (A is 1 x K): no int overflow in the chunk count or the grid.
-  const LaunchGeometry huge = f4().geometry(with(base(), "SPLITK", 0), problem(1, 1, 2147483600));
+  const LaunchGeometry huge =
+      f4().geometry(with(base(), "SPLITK", 0), problem(1, 1, 2147483600), kDevice);
   EXPECT_EQ(huge.grid.x, 1u);
   EXPECT_EQ(huge.k_slice, 0);
   // Enough tiles already: SPLITK = 1 does not split 32000 rows (125 tiles < 132, 1 split each).
-  const LaunchGeometry big = f4().geometry(base(), problem(32000, 16, 4096));
+  const LaunchGeometry big = f4().geometry(base(), problem(32000, 16, 4096), kDevice);
   EXPECT_EQ(big.grid.x, 125u);
   EXPECT_EQ(big.k_splits, 1);
   EXPECT_FALSE(big.has_reduce);
 }
 
 TEST(F4SkinnyFamily, SmallMIsTiledAlongN) {
-  const LaunchGeometry g = f4().geometry(base(), problem(16, 4096, 4096, Op::N, Op::T));
+  const LaunchGeometry g = f4().geometry(base(), problem(16, 4096, 4096, Op::N, Op::T), kDevice);
   EXPECT_EQ(g.grid.x, 16u);  // 4096 columns of B in 256-wide tiles
   EXPECT_EQ(g.grid.y, 1u);
   // B stored n x k (transb T) is N-contiguous: X ring 32 x 256; A m x k is M-contiguous: 32 x 16.
@@ -233,28 +245,30 @@ TEST(F4SkinnyFamily, ShortKAllocatesOnlyTheStagesItUses) {
   const Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
                       {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
                       {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
-  const LaunchGeometry g = f4().geometry(tall, problem(65536, 64, 64));
+  const LaunchGeometry g = f4().geometry(tall, problem(65536, 64, 64), kDevice);
   EXPECT_EQ(g.grid.x, 1024u);
   EXPECT_EQ(g.smem_bytes, 4u * 2 * (32 * 64 + 64 * 36));
   // K = 1: one stage; with 4 K slices the partial tiles (4 x 64 x 65 floats) are the larger.
-  EXPECT_EQ(f4().geometry(tall, problem(65536, 64, 1)).smem_bytes, 4u * (32 * 64 + 64 * 36));
+  EXPECT_EQ(f4().geometry(tall, problem(65536, 64, 1), kDevice).smem_bytes,
+            4u * (32 * 64 + 64 * 36));
   const Knobs sliced = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
                         {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
                         {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
-  EXPECT_EQ(f4().geometry(sliced, problem(65536, 64, 1)).smem_bytes, 4u * 4 * 64 * 65);
+  EXPECT_EQ(f4().geometry(sliced, problem(65536, 64, 1), kDevice).smem_bytes, 4u * 4 * 64 * 65);
 }
 
 TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
   const Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
                         {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8},   {"DIRECT", 0},
                         {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
-  const LaunchGeometry g = f4().geometry(square, problem(64, 64, 65536));
+  const LaunchGeometry g = f4().geometry(square, problem(64, 64, 65536), kDevice);
   EXPECT_EQ(g.grid.x * g.grid.y, 1u);
   EXPECT_EQ(g.k_splits, 128);  // 2048 chunks of 32 in 132 splits: 16 chunks each, 128 splits
   EXPECT_EQ(g.k_slice, 512);
   EXPECT_EQ(g.reduce_block.y, 16u);  // 16 threads per output, 8 splits each
   EXPECT_EQ(g.reduce_block.x * g.reduce_block.y, 512u);
-  const LaunchGeometry many = f4().geometry(with(square, "SPLITK", 16), problem(64, 64, 1 << 24));
+  const LaunchGeometry many =
+      f4().geometry(with(square, "SPLITK", 16), problem(64, 64, 1 << 24), kDevice);
   EXPECT_LE(many.k_splits, 1024);
   EXPECT_LE(many.reduce_block.x * many.reduce_block.y, 1024u);
 }
@@ -274,7 +288,7 @@ TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
              {problem(3000, s, k_len), problem(s, 777, k_len, Op::T, Op::T, 1)}) {
           if (!f4().cannot_implement(k, p).empty()) continue;
           ++checked;
-          const LaunchGeometry g = f4().geometry(k, p);
+          const LaunchGeometry g = f4().geometry(k, p, kDevice);
           const int big = std::max(p.m, p.n);
           const int bs = k.at("BS");
           EXPECT_GE(std::int64_t{g.grid.y} * bs, std::min(p.m, p.n));
@@ -323,7 +337,7 @@ TEST(F4SkinnyFamily, DirectStreamsGContiguousXInSlicesOfAtMostBK) {
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},  {"DIRECT", 1},
                       {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0}};
   EXPECT_EQ(why(gemv), "");
-  const LaunchGeometry g = f4().geometry(gemv, problem(4096, 1, 4096));
+  const LaunchGeometry g = f4().geometry(gemv, problem(4096, 1, 4096), kDevice);
   EXPECT_EQ(g.grid.x, 32u);  // 1 warp along G x 32 lanes x 4 rows = 128 rows
   EXPECT_EQ(g.k_splits, 8);
   EXPECT_EQ(g.k_slice, 512);
@@ -350,8 +364,8 @@ TEST(F4SkinnyFamily, InKernelReduceIsOneLaunchOverTheSameSplits) {
   EXPECT_EQ(why(fused), "");
   const ProblemKey p = problem(4096, 16, 4096);
   ASSERT_EQ(f4().cannot_implement(fused, p), "");
-  const LaunchGeometry two = f4().geometry(base(), p);
-  const LaunchGeometry one = f4().geometry(fused, p);
+  const LaunchGeometry two = f4().geometry(base(), p, kDevice);
+  const LaunchGeometry one = f4().geometry(fused, p, kDevice);
   EXPECT_FALSE(one.has_reduce);  // no sgemm_reduce launch
   EXPECT_EQ(one.grid.x, two.grid.x);
   EXPECT_EQ(one.grid.y, two.grid.y);
@@ -367,7 +381,7 @@ TEST(F4SkinnyFamily, InKernelReduceIsOneLaunchOverTheSameSplits) {
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},  {"DIRECT", 1},
                       {"PF", 0},   {"REDUCE", 1}, {"EVICT", 0}};
   EXPECT_EQ(why(gemv), "");
-  const LaunchGeometry direct = f4().geometry(gemv, problem(4096, 1, 4096));
+  const LaunchGeometry direct = f4().geometry(gemv, problem(4096, 1, 4096), kDevice);
   EXPECT_EQ(direct.k_splits, 8);
   EXPECT_FALSE(direct.has_reduce);
 }
@@ -385,7 +399,7 @@ TEST(F4SkinnyFamily, InKernelReduceNeedsASplitAndACounterPerTile) {
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},  {"DIRECT", 1},
                       {"PF", 0},   {"REDUCE", 1}, {"EVICT", 0}};
   const ProblemKey tall = problem(16384 * 128 + 128, 1, 600);
-  EXPECT_EQ(f4().geometry(gemv, tall).k_splits, 2);
+  EXPECT_EQ(f4().geometry(gemv, tall, kDevice).k_splits, 2);
   EXPECT_NE(f4().cannot_implement(gemv, tall).find("counter"), std::string::npos);
   EXPECT_EQ(f4().cannot_implement(with(gemv, "REDUCE", 0), tall), "");
 }
@@ -399,9 +413,9 @@ TEST(F4SkinnyFamily, ConfigurationsStoredWithoutReduceOrEvictMeanZero) {
   const ProblemKey p = problem(4096, 16, 4096);
   EXPECT_EQ(f4().cannot_implement(stored, p), "");
   EXPECT_EQ(f4().defines(stored, p), f4().defines(base(), p));
-  const LaunchGeometry g = f4().geometry(stored, p);
+  const LaunchGeometry g = f4().geometry(stored, p, kDevice);
   EXPECT_TRUE(g.has_reduce);
-  EXPECT_EQ(g.workspace_floats, f4().geometry(base(), p).workspace_floats);
+  EXPECT_EQ(g.workspace_floats, f4().geometry(base(), p, kDevice).workspace_floats);
   EXPECT_EQ(with_knobs_added_later(f4(), stored), base());
 }
 
@@ -413,7 +427,8 @@ TEST(F4SkinnyFamily, EvictFirstIsADefineOverTheSameLaunch) {
   const ProblemKey p = problem(4096, 16, 4096);
   EXPECT_TRUE(contains(f4().defines(evict, p), "-DEVICT=1"));
   EXPECT_TRUE(contains(f4().defines(base(), p), "-DEVICT=0"));
-  const LaunchGeometry plain = f4().geometry(base(), p), hinted = f4().geometry(evict, p);
+  const LaunchGeometry plain = f4().geometry(base(), p, kDevice),
+                       hinted = f4().geometry(evict, p, kDevice);
   EXPECT_EQ(hinted.grid.x, plain.grid.x);
   EXPECT_EQ(hinted.grid.z, plain.grid.z);
   EXPECT_EQ(hinted.smem_bytes, plain.smem_bytes);

@@ -21,7 +21,9 @@ class GridFamily : public Family {
   std::vector<Constraint> constraints(const DeviceLimits&) const override { return {}; }
   std::string cannot_implement(const Knobs&, const ProblemKey&) const override { return {}; }
   std::vector<std::string> defines(const Knobs&, const ProblemKey&) const override { return {}; }
-  LaunchGeometry geometry(const Knobs&, const ProblemKey&) const override { return {}; }
+  LaunchGeometry geometry(const Knobs&, const ProblemKey&, const DeviceLimits&) const override {
+    return {};
+  }
   int complexity(const Knobs&) const override { return 0; }
   Knobs knobs_added_later() const override { return {{"B", 2}}; }
 };

@@ -163,7 +163,8 @@ class F1Simt final : public Family {
     return out;
   }
 
-  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
+  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p,
+                          const DeviceLimits&) const override {
     const Shape s(knobs);
     LaunchGeometry g;
     g.grid.x = static_cast<unsigned>(tile_count(s, p));  // rasterized in the kernel from a 1-D id

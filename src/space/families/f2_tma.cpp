@@ -21,10 +21,6 @@ namespace sgt {
 namespace {
 
 constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
-// STREAMK counts persistent blocks per SM of this many: the H200's SM count (F4's SPLITK counts
-// waves of the same size). The knob is tuned per GPU, so another SM count only shifts its best
-// value.
-constexpr int kWaveBlocks = 132;
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"BM", "BN",     "BK",     "WM",     "WN",      "TM",
@@ -66,13 +62,13 @@ struct StreamK {
   int tile_splits = 0;         // blocks one tile is shared by, at most
 };
 
-StreamK stream_k_of(const Shape& s, const ProblemKey& p) {
+// STREAMK counts persistent blocks per SM: `sms` blocks a unit (the device's SM count).
+StreamK stream_k_of(const Shape& s, const ProblemKey& p, int sms) {
   StreamK sk;
   const std::int64_t kt = ceil_div64(p.k, s.bk);
   sk.iterations = tile_count(s, p) * kt;
   if (s.streamk <= 0 || sk.iterations <= 0) return sk;
-  sk.grid = static_cast<int>(
-      std::min<std::int64_t>(std::int64_t{s.streamk} * kWaveBlocks, sk.iterations));
+  sk.grid = static_cast<int>(std::min<std::int64_t>(std::int64_t{s.streamk} * sms, sk.iterations));
   sk.per_block = ceil_div64(sk.iterations, sk.grid);
   const std::int64_t shortest = sk.iterations / sk.grid;
   sk.tile_splits = static_cast<int>(std::min<std::int64_t>(ceil_div64(kt, shortest) + 1, sk.grid));
@@ -167,7 +163,8 @@ class F2Tma final : public Family {
     if (split.k_splits > 1 && partial_floats(s, p, split) > kMaxSplitWorkspaceFloats)
       return fmt::format("split-K workspace of {} floats exceeds the {} limit",
                          partial_floats(s, p, split), kMaxSplitWorkspaceFloats);
-    if (s.streamk > 0 && stream_k_of(s, p).per_block * s.bk > std::numeric_limits<int>::max())
+    // With one SM (the longest share any device gives a block).
+    if (s.streamk > 0 && stream_k_of(s, p, 1).per_block * s.bk > std::numeric_limits<int>::max())
       return "stream-K share of K beyond the kernel's 32-bit iteration counts";
     return {};
   }
@@ -189,7 +186,8 @@ class F2Tma final : public Family {
     return out;
   }
 
-  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
+  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p,
+                          const DeviceLimits& device) const override {
     const Shape s(knobs);
     LaunchGeometry g;
     g.grid.x = static_cast<unsigned>(tile_count(s, p));
@@ -210,7 +208,7 @@ class F2Tma final : public Family {
       g.workspace_floats =
           SGEMM_TILE_COUNTERS + static_cast<std::size_t>(partial_floats(s, p, split));
     }
-    if (const StreamK sk = stream_k_of(s, p); sk.grid > 0) {
+    if (const StreamK sk = stream_k_of(s, p, device.sm_count); sk.grid > 0) {
       g.grid.x = static_cast<unsigned>(sk.grid);
       // For the launch (counters and workspace) and the cost model: a tile is shared by up to
       // tile_splits blocks, each running at most per_block K tiles.

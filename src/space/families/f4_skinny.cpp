@@ -14,9 +14,6 @@
 namespace sgt {
 namespace {
 
-// SPLITK counts waves of this many blocks: the H200's SM count (132). The knob is tuned per
-// device, so on another GPU the tuner simply finds another best value.
-constexpr int kWaveBlocks = 132;
 constexpr int kMaxSplits = 1024;  // bounds the workspace and the reduce's work per output
 constexpr int kMaxSmall = 64;     // the largest small dimension F4 takes
 
@@ -94,10 +91,11 @@ int register_cap(const Shape& s, const DeviceLimits& limits) {
   return std::min(limits.max_regs_per_thread, limits.regs_per_sm / (s.threads * s.minb) / 8 * 8);
 }
 
-int split_count(const Shape& s, int tiles, int k) {
+// SPLITK counts waves of `sms` blocks, one per SM of the device.
+int split_count(const Shape& s, int tiles, int k, int sms) {
   const int chunks = ceil_div(k, s.bk);
-  if (s.splitk == 0 || tiles >= s.splitk * kWaveBlocks) return 1;
-  const int wanted = std::max(1, s.splitk * kWaveBlocks / tiles);
+  if (s.splitk == 0 || tiles >= s.splitk * sms) return 1;
+  const int wanted = std::max(1, s.splitk * sms / tiles);
   const int splits = std::min({wanted, chunks, kMaxSplits});
   return ceil_div(chunks, ceil_div(chunks, splits));  // no empty split
 }
@@ -119,10 +117,9 @@ std::int64_t direct_smem_floats(const Shape& s, int k_slice) {
 // under 64).
 int direct_register_estimate(const Shape& s) { return s.tg * s.ts + s.tg * (s.stages + 1) + 24; }
 // Splits for DIRECT: enough that each K slice's Y fits in BK k, and SPLITK waves of blocks.
-int direct_split_count(const Shape& s, int tiles, int k) {
+int direct_split_count(const Shape& s, int tiles, int k, int sms) {
   int splits = ceil_div(k, s.bk);
-  if (s.splitk > 0 && tiles < s.splitk * kWaveBlocks)
-    splits = std::max(splits, s.splitk * kWaveBlocks / tiles);
+  if (s.splitk > 0 && tiles < s.splitk * sms) splits = std::max(splits, s.splitk * sms / tiles);
   splits = std::min({splits, ceil_div(k, 16), kMaxSplits});
   const int k_slice = ceil_div(ceil_div(k, splits), 16) * 16;
   return ceil_div(k, k_slice);
@@ -395,8 +392,10 @@ class F4Skinny final : public Family {
         return fmt::format("k = {} needs more than {} splits of BK = {}", p.k, kMaxSplits, s.bk);
     }
     if (s.reduce == 1) {
-      // Without a split the kernel is REDUCE = 0's: one candidate is enough.
-      const LaunchGeometry g = geometry(knobs, p);
+      // Without a split the kernel is REDUCE = 0's: one candidate is enough. Judged on the
+      // reference device (DeviceLimits' defaults): on another SM count the split may differ,
+      // and a REDUCE = 1 launch without one still runs correctly.
+      const LaunchGeometry g = geometry(knobs, p, DeviceLimits{});
       if (g.k_splits == 1) return "REDUCE = 1 without a K split runs as REDUCE = 0";
       if (std::int64_t{g.grid.x} * g.grid.y > SGEMM_TILE_COUNTERS)
         return fmt::format(
@@ -420,7 +419,8 @@ class F4Skinny final : public Family {
     return out;
   }
 
-  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p) const override {
+  LaunchGeometry geometry(const Knobs& knobs, const ProblemKey& p,
+                          const DeviceLimits& device) const override {
     const Shape s = shape_of(knobs);
     const Layout l = layout_of(p);
     const int big = l.small_m ? p.n : p.m, small = l.small_m ? p.m : p.n;
@@ -435,12 +435,12 @@ class F4Skinny final : public Family {
     const int tiles_int = static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30));
     int splits = 0;
     if (direct) {
-      splits = direct_split_count(s, tiles_int, p.k);
+      splits = direct_split_count(s, tiles_int, p.k, device.sm_count);
       const int k_slice = direct_k_slice(splits, p.k);
       g.smem_bytes = static_cast<unsigned>(4 * direct_smem_floats(s, std::min(k_slice, p.k)));
       g.k_slice = splits > 1 ? k_slice : 0;
     } else {
-      splits = split_count(s, tiles_int, p.k);
+      splits = split_count(s, tiles_int, p.k, device.sm_count);
       const int chunks_per_split = ceil_div(ceil_div(p.k, s.bk), splits);
       g.smem_bytes = static_cast<unsigned>(4 * smem_floats(s, l.xg, l.yk, chunks_per_split));
       // 0 means all of K (and keeps a rounded-up K near 2^31 out of int range).

@@ -21,7 +21,7 @@ class TestFaultsFamily final : public Family {
   std::vector<std::string> defines(const Knobs& k, const ProblemKey&) const override {
     return {fmt::format("-DFAULT={}", knob(k, "FAULT"))};
   }
-  LaunchGeometry geometry(const Knobs&, const ProblemKey&) const override {
+  LaunchGeometry geometry(const Knobs&, const ProblemKey&, const DeviceLimits&) const override {
     LaunchGeometry g;
     g.block.x = 32;
     return g;
