@@ -50,3 +50,16 @@ add_test(NAME interposer_loop_in_torch
           --shapes "${CMAKE_CURRENT_SOURCE_DIR}/interposer/loop-shapes.csv")
 set_tests_properties(interposer_loop_in_torch PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      TIMEOUT 900)
+
+# sgemm-tune with a deliberately faulty kernel family (tests/faults), for the crash-isolation
+# tests: sgemm-tune's own objects plus the family, which registers itself and its template.
+sgemm_embed("${CMAKE_CURRENT_BINARY_DIR}/embedded_test_templates.cpp" sgt::testing test_templates
+            "${CMAKE_CURRENT_SOURCE_DIR}/faults/test_faults.cu")
+add_executable(sgemm-tune-test-families "${CMAKE_CURRENT_SOURCE_DIR}/faults/test_faults_family.cpp"
+               "${CMAKE_CURRENT_BINARY_DIR}/embedded_test_templates.cpp")
+target_link_libraries(sgemm-tune-test-families PRIVATE sgt_cli)
+if(TARGET gpu_tests)
+  target_compile_definitions(gpu_tests PRIVATE
+    "SGEMM_TUNE_TEST_FAMILIES_BINARY=\"$<TARGET_FILE:sgemm-tune-test-families>\"")
+  add_dependencies(gpu_tests sgemm-tune-test-families)
+endif()

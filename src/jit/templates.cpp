@@ -14,14 +14,26 @@ const std::map<std::string, std::string_view, std::less<>>& embedded_templates()
 
 namespace {
 bool is_header(std::string_view name) { return name.ends_with(".cuh") || name.ends_with(".h"); }
+
+std::map<std::string, std::string_view, std::less<>>& registered() {
+  static std::map<std::string, std::string_view, std::less<>> extra;
+  return extra;
+}
 }  // namespace
 
+bool register_template(std::string file_name, std::string_view source) {
+  if (is_header(file_name))
+    throw Error(ErrorKind::invalid_value,
+                fmt::format("{}: only kernel templates can be added, not headers", file_name));
+  registered()[std::move(file_name)] = source;
+  return true;
+}
+
 std::string_view template_source(std::string_view file_name) {
-  const auto& files = embedded_templates();
-  const auto it = files.find(file_name);
-  if (it == files.end())
-    throw Error(ErrorKind::invalid_value, fmt::format("no kernel template named '{}'", file_name));
-  return it->second;
+  if (const auto it = embedded_templates().find(file_name); it != embedded_templates().end())
+    return it->second;
+  if (const auto it = registered().find(file_name); it != registered().end()) return it->second;
+  throw Error(ErrorKind::invalid_value, fmt::format("no kernel template named '{}'", file_name));
 }
 
 std::vector<std::string> template_header_names() {

@@ -13,5 +13,8 @@ std::string_view template_source(std::string_view file_name);
 std::vector<std::string> template_header_names();
 // Hash of a template together with every header it may include: part of every database key.
 std::string template_hash(std::string_view file_name);
+// Adds a kernel template (not a header) beside the embedded ones, for a family a program
+// registers itself (register_family). Returns true, for use in a static initializer.
+bool register_template(std::string file_name, std::string_view source);
 
 }  // namespace sgt

@@ -79,8 +79,10 @@ class Family {
   virtual Knobs knobs_added_later() const { return {}; }
 };
 
-// Every registered family, in a fixed order.
+// Every registered family, in a fixed order: the built-in ones, then those a program added with
+// register_family before its first call of families() (the tests' deliberately faulty family).
 const std::vector<const Family*>& families();
+bool register_family(const Family& family);  // returns true, for use in a static initializer
 // The family of that name; throws sgt::Error(invalid_value) when there is none.
 const Family& find_family(std::string_view name);
 

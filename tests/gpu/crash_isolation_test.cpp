@@ -19,9 +19,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// sgemm-tune with the faulty test family (tests/faults); a GPU machine running a packed copy
+// names it in the environment.
 std::string tune_binary() {
-  if (const char* env = std::getenv("SGEMM_TUNE_BINARY"); env && *env) return env;
-  return SGEMM_BINARY_DIR "/src/sgemm-tune";
+  if (const char* env = std::getenv("SGEMM_TUNE_TEST_FAMILIES_BINARY"); env && *env) return env;
+  return SGEMM_TUNE_TEST_FAMILIES_BINARY;
 }
 
 void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
@@ -42,7 +44,7 @@ TEST(CrashIsolation, FaultyCandidatesAreRecordedAndTheRunFinishes) {
 
   const std::string db = (dir / "tuning.db").string();
   const std::string command = fmt::format(
-      "SGEMM_ENABLE_TEST_FAMILIES=1 SGEMM_CACHE_DIR={0}/cache {1} --quiet tune --shapes "
+      "SGEMM_CACHE_DIR={0}/cache {1} --quiet tune --shapes "
       "{0}/shapes.csv "
       "--space {0}/space --settings {0}/settings.yaml --db {2} --candidate-timeout 5 > {0}/log "
       "2>&1",

@@ -4,7 +4,8 @@
 # since a device command returns at most 8 files), the work folder WORK ($work) with the compile
 # cache, and the environment that runs the packed binaries of .device-dist ($dist, $space, and
 # the shipped measurement settings $settings; the tests that run the tuner find it through
-# SGEMM_TUNE_BINARY; the interposer's, through SGEMM_CUBLAS_INTERPOSER and SGEMM_CUBLAS_APP).
+# SGEMM_TUNE_TEST_FAMILIES_BINARY; the interposer's, through SGEMM_CUBLAS_INTERPOSER and
+# SGEMM_CUBLAS_APP).
 visit_setup() {
   out=${OUT:-/tmp/sgemm-out}
   res=/tmp/sgemm-visit
@@ -15,7 +16,7 @@ visit_setup() {
   export LD_LIBRARY_PATH=$dist/lib:$dist/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export SGEMM_CACHE_DIR=$work/cache
   export PATH=$dist/bin:$PATH
-  export SGEMM_TUNE_BINARY=$dist/bin/sgemm-tune
+  export SGEMM_TUNE_TEST_FAMILIES_BINARY=$dist/tests/sgemm-tune-test-families
   export SGEMM_CUBLAS_INTERPOSER=$dist/lib/libsgemm_cublas.so SGEMM_CUBLAS_APP=$dist/tests/cublas_app
   space=$dist/configs/spaces
   settings=configs/measure.yaml

@@ -11,7 +11,7 @@ rm -rf .device-dist
 mkdir -p .device-dist/bin .device-dist/lib .device-dist/tests
 cp "$build/src/sgemm-tune" .device-dist/bin/
 cp -P "$build"/src/libsgemm_dispatch.so* "$build"/src/libsgemm_cublas.so .device-dist/lib/
-for t in unit_tests nvrtc_tests gpu_tests cublas_app; do
+for t in unit_tests nvrtc_tests gpu_tests cublas_app sgemm-tune-test-families; do
   [[ -x "$build/tests/$t" ]] && cp "$build/tests/$t" .device-dist/tests/
 done
 cp "$build"/tests/*.so .device-dist/tests/ 2>/dev/null || true

@@ -1,7 +1,13 @@
-// The host side of kernel_templates/test_faults.cu: one knob, FAULT (1: out-of-bounds write,
-// 2: hang). Only for tests of crash isolation; see family_registry.cpp.
+// A deliberately faulty kernel family for the crash-isolation tests: the host side of
+// test_faults.cu, one knob, FAULT (1: out-of-bounds write, 2: hang). Linked only into
+// sgemm-tune-test-families (sgemm-tune's objects plus this file), which registers it.
 #include <fmt/format.h>
 
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "jit/templates.hpp"
 #include "space/family.hpp"
 
 namespace sgt {
@@ -29,11 +35,18 @@ class TestFaultsFamily final : public Family {
   int complexity(const Knobs& k) const override { return knob(k, "FAULT"); }
 };
 
+const TestFaultsFamily family;
+
 }  // namespace
 
-const Family& test_faults_family() {
-  static const TestFaultsFamily family;
-  return family;
-}
+namespace testing {
+const std::map<std::string, std::string_view, std::less<>>& test_templates();  // embedded
+}  // namespace testing
+
+namespace {
+[[maybe_unused]] const bool registered =
+    register_family(family) &&
+    register_template("test_faults.cu", testing::test_templates().at("test_faults.cu"));
+}  // namespace
 
 }  // namespace sgt

@@ -1,6 +1,6 @@
 // Test-only kernels that misbehave on purpose, to prove the tuner's crash isolation: FAULT 1
 // writes far out of bounds (a sticky illegal-address error), FAULT 2 never finishes.
-// Registered only when SGEMM_ENABLE_TEST_FAMILIES=1.
+// Registered only in the test build sgemm-tune-test-families (test_faults_family.cpp).
 #include "sgemm_args.h"
 
 #ifndef FAULT
