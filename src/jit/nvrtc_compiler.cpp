@@ -72,8 +72,13 @@ std::vector<std::string> base_compile_options(const std::string& arch) {
 
 CompileResult compile_template(std::string_view file_name, const std::vector<std::string>& defines,
                                const std::string& arch) {
+  return compile_source(template_source(file_name), file_name, defines, arch);
+}
+
+CompileResult compile_source(std::string_view source, std::string_view name,
+                             const std::vector<std::string>& defines, const std::string& arch) {
   const auto start = std::chrono::steady_clock::now();
-  Program program(template_source(file_name), file_name, template_header_names());
+  Program program(source, name, template_header_names());
   std::vector<std::string> options = base_compile_options(arch);
   options.insert(options.end(), defines.begin(), defines.end());
   std::vector<const char*> argv;

@@ -30,6 +30,11 @@ std::vector<std::string> base_compile_options(const std::string& arch);
 CompileResult compile_template(std::string_view file_name, const std::vector<std::string>& defines,
                                const std::string& arch);
 
+// The same for CUDA source text of the caller's (`name` names it in the log), with the templates'
+// headers available.
+CompileResult compile_source(std::string_view source, std::string_view name,
+                             const std::vector<std::string>& defines, const std::string& arch);
+
 // Parses the ptxas -v report for one entry function ("sgemm_main").
 ResourceUsage parse_ptxas_report(std::string_view log, std::string_view function);
 

@@ -6,7 +6,6 @@
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +18,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/module.hpp"
 #include "cuda/stream.hpp"
+#include "jit/nvrtc_compiler.hpp"
 #include "measure/clock_probe.hpp"
 #include "measure/l2_flush.hpp"
 #include "measure/operand_rotation.hpp"
@@ -48,25 +48,9 @@ extern "C" __global__ void spin_count(long long cycles, int* count) {
 class SpinKernel {
  public:
   explicit SpinKernel(const std::string& arch) : sink_(1) {
-    nvrtcProgram program = nullptr;
-    SGT_NVRTC_CHECK(nvrtcCreateProgram(&program, kSpinSource, "spin.cu", 0, nullptr, nullptr));
-    const std::string arch_option = "--gpu-architecture=" + arch;
-    const char* options[] = {arch_option.c_str()};
-    const nvrtcResult rc = nvrtcCompileProgram(program, 1, options);
-    std::size_t log_size = 0;
-    nvrtcGetProgramLogSize(program, &log_size);
-    std::string log(log_size, '\0');
-    nvrtcGetProgramLog(program, log.data());
-    if (rc != NVRTC_SUCCESS) {
-      nvrtcDestroyProgram(&program);
-      throw Error(ErrorKind::compile, "spin kernel: " + log);
-    }
-    std::size_t size = 0;
-    SGT_NVRTC_CHECK(nvrtcGetCUBINSize(program, &size));
-    std::string cubin(size, '\0');
-    SGT_NVRTC_CHECK(nvrtcGetCUBIN(program, cubin.data()));
-    nvrtcDestroyProgram(&program);
-    module_ = Module(cubin);
+    const CompileResult compiled = compile_source(kSpinSource, "spin.cu", {}, arch);
+    if (!compiled.ok) throw Error(ErrorKind::compile, "spin kernel: " + compiled.log);
+    module_ = Module(compiled.cubin);
     function_ = module_.function("spin");
     count_function_ = module_.function("spin_count");
   }

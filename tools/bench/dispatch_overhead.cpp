@@ -7,7 +7,6 @@
 // Without --db a scratch database is made with one f1_simt winner for the NN problem.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
-#include <nvrtc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,21 +52,10 @@ constexpr const char* kSplitConfig =
     "32,WN=64";
 
 std::string compile_helpers(const std::string& arch) {
-  nvrtcProgram prog = nullptr;
-  if (nvrtcCreateProgram(&prog, kHelpers, "helpers.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
-    throw sgt::Error(sgt::ErrorKind::compile, "nvrtcCreateProgram");
-  const std::string opt = "-arch=" + arch;
-  const char* opts[] = {opt.c_str()};
-  const nvrtcResult r = nvrtcCompileProgram(prog, 1, opts);
-  std::size_t size = 0;
-  std::string cubin;
-  if (r == NVRTC_SUCCESS && nvrtcGetCUBINSize(prog, &size) == NVRTC_SUCCESS) {
-    cubin.resize(size);
-    nvrtcGetCUBIN(prog, cubin.data());
-  }
-  nvrtcDestroyProgram(&prog);
-  if (cubin.empty()) throw sgt::Error(sgt::ErrorKind::compile, "helper kernels failed to compile");
-  return cubin;
+  const sgt::CompileResult compiled = sgt::compile_source(kHelpers, "helpers.cu", {}, arch);
+  if (!compiled.ok)
+    throw sgt::Error(sgt::ErrorKind::compile, "helper kernels failed to compile: " + compiled.log);
+  return compiled.cubin;
 }
 
 sgt::WinnerRecord f1_winner(const sgt::DeviceInfo& device, const char* config, int m, int n,
