@@ -93,7 +93,9 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
   const std::string settings_path =
       a.settings.empty() ? default_config_path("measure.yaml") : a.settings;
   options.settings = load_tuning_settings(settings_path);
-  options.settings.measure.clock_policy = a.clocks;
+  // --clocks is checked by the option's IsMember: observe or lock.
+  options.settings.measure.clock_policy =
+      from_string<ClockPolicy>(a.clocks).value_or(ClockPolicy::observe);
   options.settings.measure.lock_clocks = a.lock_clocks;
   // The host's cores are shared by its workers' compile pools.
   options.compile_threads =

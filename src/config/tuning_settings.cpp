@@ -14,7 +14,15 @@
 namespace sgt {
 namespace {
 
-using Field = std::variant<int*, double*, std::string*>;
+using Field = std::variant<int*, double*, std::string*, CacheMode*, ClockPolicy*>;
+
+// An enum setting's value by name; throws YAML::Exception (the caller's invalid value) if none.
+template <typename Enum>
+Enum enum_value(const YAML::Node& node) {
+  const std::optional<Enum> value = from_string<Enum>(node.as<std::string>());
+  if (!value) throw YAML::Exception(node.Mark(), "not a value of the setting");
+  return *value;
+}
 
 std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
   MeasureSettings& m = s.measure;
@@ -88,27 +96,28 @@ TuningSettings parse_tuning_settings(const std::string& text, const std::string&
       std::visit(
           [&](auto* field) {
             using T = std::remove_pointer_t<decltype(field)>;
-            *field = kv.second.as<T>();
+            if constexpr (std::is_enum_v<T>)
+              *field = enum_value<T>(kv.second);
+            else
+              *field = kv.second.as<T>();
             // Counts, durations, fractions and factors: none is negative, NaN or infinite.
             if constexpr (std::is_arithmetic_v<T>)
               in_range = std::isfinite(double(*field)) && *field >= 0;
           },
           it->second);
     } catch (const YAML::Exception&) {
-      throw Error(
-          ErrorKind::invalid_value,
-          fmt::format("{}:{}: setting '{}' has an invalid value '{}'", file, line, key, value));
+      const std::string expected = key == "cache"          ? " (cold-flush or rotate)"
+                                   : key == "clock_policy" ? " (observe or lock)"
+                                                           : "";
+      throw Error(ErrorKind::invalid_value,
+                  fmt::format("{}:{}: setting '{}' has an invalid value '{}'{}", file, line, key,
+                              value, expected));
     }
     if (!in_range)
       throw Error(
           ErrorKind::invalid_value,
           fmt::format("{}:{}: setting '{}' has an invalid value '{}' (must be finite and >= 0)",
                       file, line, key, value));
-    if (key == "cache" && value != "cold-flush" && value != "rotate")
-      throw Error(ErrorKind::invalid_value,
-                  fmt::format("{}:{}: setting 'cache' has an invalid value '{}' "
-                              "(cold-flush or rotate)",
-                              file, line, value));
   }
   return settings;
 }

@@ -238,7 +238,7 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
     j["database"] = handle->database.empty() ? nlohmann::json() : nlohmann::json(handle->database);
     if (m == 0 || n == 0 || k == 0) {
       j["source"] = "cublas";
-      j["family"] = "cublas";
+      j["family"] = sgt::kCublasFamily;
       j["config"] = "";
       j["reason"] = "empty problem: cuBLAS semantics";
     } else {
@@ -248,7 +248,7 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
                         ? "no tuning database is installed: cuBLAS serves every call"
                         : route.why;
       if (route.source == sgt::Route::Source::cublas) {
-        j["family"] = "cublas";
+        j["family"] = sgt::kCublasFamily;
         j["config"] = "";
       } else {
         const sgt::WinnerRecord& w = route.entry->record;

@@ -8,9 +8,39 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sgt {
+
+// The measurement's vocabulary, parsed once where the settings are read: each with to_string and
+// from_string (std::nullopt for a name that is none of its values), as CUTLASS's
+// library/types.h has them.
+enum class CacheMode { cold_flush, rotate };  // how a sample keeps its operands out of L2
+enum class ClockPolicy { observe, lock };     // whether the SM clock may be locked
+// Why a measurement ended: the stopping rule (noise, converged, timeout), screening (samples,
+// wall_cap, rejected) or interleaved rounds (rounds, round_cap, timeout).
+enum class StopReason {
+  not_stopped,
+  noise,
+  converged,
+  timeout,
+  samples,
+  wall_cap,
+  rejected,
+  rounds,
+  round_cap
+};
+
+std::string_view to_string(CacheMode mode);      // "cold-flush", "rotate"
+std::string_view to_string(ClockPolicy policy);  // "observe", "lock"
+std::string_view to_string(StopReason reason);   // "noise", "wall_cap", ... ("" while not stopped)
+template <typename T>
+std::optional<T> from_string(std::string_view name);
+template <>
+std::optional<CacheMode> from_string<CacheMode>(std::string_view name);
+template <>
+std::optional<ClockPolicy> from_string<ClockPolicy>(std::string_view name);
 
 // Enqueues the work to be timed on the given stream; must not synchronize or allocate.
 using LaunchFn = std::function<void(cudaStream_t)>;
@@ -58,12 +88,12 @@ struct MeasureSettings {
   // The same cap for `sgemm-tune bench`, whose ratios are the reported figures: a microsecond
   // kernel's ratio needs more rounds than a tuning decision does to repeat within 1%.
   int bench_max_rounds = 2000;
-  std::string clock_policy = "observe";  // "observe" | "lock"
-  std::string lock_clocks;               // "base" | "max" | "<MHz>" with policy lock
-  // How a sample avoids finding its operands in L2: "cold-flush" (one launch after a memset of
-  // 2 x L2) or "rotate" (a batch of back-to-back launches over copies of A, B, C totalling at
+  ClockPolicy clock_policy = ClockPolicy::observe;
+  std::string lock_clocks;  // "base" | "max" | "<MHz>" with policy lock
+  // How a sample avoids finding its operands in L2: cold-flush (one launch after a memset of
+  // 2 x L2) or rotate (a batch of back-to-back launches over copies of A, B, C totalling at
   // least 3 x L2; falls back to cold-flush when a launch has one set).
-  std::string cache = "cold-flush";
+  CacheMode cache = CacheMode::cold_flush;
   double rotate_max_mib = 8192;  // device memory the rotating copies may take, MiB
 };
 
@@ -86,9 +116,7 @@ struct Measurement {
   double gpu_time_s = 0;   // GPU time of the accepted samples (a rotated batch counts whole)
   double wall_time_s = 0;  // host time the whole measurement took (warm-up included)
   int flushes = 0;         // L2 flushes enqueued for it (cold-flush)
-  // "noise", "converged", "timeout" (measure); "samples", "wall_cap", "rejected" (screen);
-  // "rounds", "round_cap", "timeout" (interleave).
-  std::string stop_reason;
+  StopReason stop_reason = StopReason::not_stopped;
   int discarded_clock = 0;    // of `discarded`: below throttle_fraction x default clock
   int discarded_reasons = 0;  // of `discarded`: in a round with a brake reason
   int rewarms = 0;            // warm-ups repeated after GpuIdle

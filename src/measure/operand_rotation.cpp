@@ -33,9 +33,9 @@ RotationPlan plan_rotation(std::size_t set_bytes, long long l2_bytes, std::size_
 OperandRotation::OperandRotation(const OperandSet& source, std::size_t a_floats,
                                  std::size_t b_floats, std::size_t c_floats,
                                  const MeasureSettings& settings, cudaStream_t stream) {
-  if (settings.cache != "rotate") {
+  if (settings.cache != CacheMode::rotate) {
     sets_.push_back(source);
-    note_ = fmt::format("cache {}: one operand set", settings.cache);
+    note_ = fmt::format("cache {}: one operand set", to_string(settings.cache));
     return;
   }
   int device = 0, l2 = 0;

@@ -11,20 +11,6 @@
 
 namespace sgt {
 
-std::string to_string(StopReason reason) {
-  switch (reason) {
-    case StopReason::noise:
-      return "noise";
-    case StopReason::converged:
-      return "converged";
-    case StopReason::timeout:
-      return "timeout";
-    case StopReason::not_stopped:
-      break;
-  }
-  return "";
-}
-
 StoppingLimits StoppingLimits::from(const MeasureSettings& settings) {
   StoppingLimits limits;
   limits.min_samples = settings.min_samples;

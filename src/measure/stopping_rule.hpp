@@ -10,10 +10,7 @@
 
 namespace sgt {
 
-enum class StopReason { not_stopped, noise, converged, timeout };
-
-// "noise", "converged", "timeout" ("" while not stopped).
-std::string to_string(StopReason reason);
+// The rule ends a measurement with StopReason noise, converged or timeout (measurement.hpp).
 
 struct StoppingLimits {
   int min_samples = 10;

@@ -104,15 +104,7 @@ void Timer::Slot::run(cudaStream_t stream) {
 
 Timer::Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStream_t stream)
     : device_(device), settings_(settings), stream_(stream), flusher_(device.l2_bytes) {
-  if (settings_.clock_policy != "observe" && settings_.clock_policy != "lock") {
-    throw Error(ErrorKind::invalid_value,
-                fmt::format("clock_policy '{}': expected observe or lock", settings_.clock_policy));
-  }
-  if (settings_.cache != "cold-flush" && settings_.cache != "rotate") {
-    throw Error(ErrorKind::invalid_value,
-                fmt::format("cache '{}': expected cold-flush or rotate", settings_.cache));
-  }
-  notes_.push_back(settings_.cache == "rotate"
+  notes_.push_back(settings_.cache == CacheMode::rotate
                        ? "cache rotate: back-to-back batches over operand copies >= 3 x L2"
                        : fmt::format("cache cold-flush: {:.1f} MiB memset before every sample",
                                      flusher_.bytes() / double(1 << 20)));
@@ -123,7 +115,7 @@ Timer::Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStre
   }
   nvml_ = std::make_unique<Nvml>(device_.uuid, device_.ordinal);
   notes_.push_back(nvml_->message());
-  if (settings_.clock_policy == "lock") {
+  if (settings_.clock_policy == ClockPolicy::lock) {
     const LockRequest request = parse_lock_request(settings_.lock_clocks);
     lock_ = std::make_unique<ClockLock>(*nvml_, request);
     notes_.push_back(lock_->message());
@@ -133,7 +125,7 @@ Timer::Timer(const DeviceInfo& device, const MeasureSettings& settings, cudaStre
 Timer::~Timer() = default;
 
 std::string Timer::clock_policy() const {
-  return lock_ && lock_->locked() ? lock_->policy() : "observe";
+  return lock_ && lock_->locked() ? lock_->policy() : std::string(to_string(ClockPolicy::observe));
 }
 
 double Timer::elapsed_s() const { return now_s() - t0_s_; }
@@ -143,7 +135,7 @@ double Timer::read_clock_mhz() { return probe_ ? probe_->read_mhz(stream_) : 0; 
 NvmlReading Timer::nvml_read() const { return nvml_ ? nvml_->read() : NvmlReading{}; }
 
 bool Timer::can_rotate(const std::vector<RotatingLaunch>& launches, std::string& warnings) const {
-  if (settings_.cache != "rotate") return false;
+  if (settings_.cache != CacheMode::rotate) return false;
   for (const RotatingLaunch& l : launches) {
     if (l.sets < 2) {
       add_warning(warnings, "cache rotate: a launch has one operand set, cold-flush instead");
@@ -154,7 +146,8 @@ bool Timer::can_rotate(const std::vector<RotatingLaunch>& launches, std::string&
 }
 
 std::string Timer::cache_name(const Slot& slot, bool rotate) const {
-  return rotate ? fmt::format("rotate:{}", slot.launch->sets) : "cold-flush";
+  return rotate ? fmt::format("{}:{}", to_string(CacheMode::rotate), slot.launch->sets)
+                : std::string(to_string(CacheMode::cold_flush));
 }
 
 void Timer::prime(Slot& slot) {
@@ -321,14 +314,14 @@ Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reje
   const int wanted = std::max(settings_.screen_samples, settings_.screen_min_samples);
   const double wall_cap_s = settings_.screen_max_ms * 1e-3;
   double gpu_ms = 0, per_sample_s = 0;
-  m.stop_reason = "samples";
+  m.stop_reason = StopReason::samples;
   while (static_cast<int>(m.samples_us.size()) < wanted) {
     const int have = static_cast<int>(m.samples_us.size());
     int count = 1;  // the first sample alone: it tells how long one takes
     if (have > 0) {
       const double wall_left_s = wall_cap_s - elapsed_s();
       if (have >= settings_.screen_min_samples && wall_left_s <= 0) {
-        m.stop_reason = "wall_cap";
+        m.stop_reason = StopReason::wall_cap;
         break;
       }
       const int fit = static_cast<int>(std::max(wall_left_s, 0.0) / std::max(per_sample_s, 1e-6));
@@ -342,12 +335,12 @@ Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reje
     }
     per_sample_s = (now_s() - started) / count;
     if (have == 0 && reject_above_us > 0 && m.samples_us.front() > reject_above_us) {
-      m.stop_reason = "rejected";
+      m.stop_reason = StopReason::rejected;
       break;
     }
     if (elapsed_s() > settings_.timeout_s) {
       add_warning(m.warnings, "screening timed out");
-      m.stop_reason = "timeout";
+      m.stop_reason = StopReason::timeout;
       break;
     }
   }
@@ -420,8 +413,8 @@ Measurement Timer::measure(const RotatingLaunch& launch) {
     opening_reasons = reasons;
     round_start = now_s();
   }
-  m.stop_reason = to_string(rule.reason());
-  if (m.stop_reason == "timeout") {
+  m.stop_reason = rule.reason();
+  if (m.stop_reason == StopReason::timeout) {
     add_warning(m.warnings, fmt::format("timed out at {:.1f}% noise after {} samples",
                                         rule.noise() * 100, rule.samples()));
   }
@@ -505,7 +498,7 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
   const auto cap_met = [&](int rounds) {
     return settings_.max_rounds > 0 && rounds >= std::max(settings_.max_rounds, 1);
   };
-  std::string stop_reason = "timeout";
+  StopReason stop_reason = StopReason::timeout;
   while (true) {
     std::shuffle(order.begin(), order.end(), rng);
     bool throttled = false;
@@ -551,11 +544,11 @@ Interleaved Timer::interleave(const std::vector<RotatingLaunch>& launches, std::
         for (Slot& slot : slots) warm_until_stable(slot);
       }
       if (rule_met(result.rounds, kept_gpu_s)) {
-        stop_reason = "rounds";
+        stop_reason = StopReason::rounds;
         break;
       }
       if (cap_met(result.rounds)) {
-        stop_reason = "round_cap";
+        stop_reason = StopReason::round_cap;
         break;
       }
       group_start = now_s();

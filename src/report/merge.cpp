@@ -31,7 +31,7 @@ bool same_record(const WinnerRecord& a, const WinnerRecord& b) {
 }
 
 std::string kernel_of(const WinnerRecord& w) {
-  return w.family == "cublas" ? std::string("cublas") : w.family + " " + w.config;
+  return w.family == kCublasFamily ? w.family : w.family + " " + w.config;
 }
 
 std::string canonical(const std::string& path) {

@@ -89,7 +89,7 @@ std::string roofline_data(const std::vector<const ProblemReport*>& group) {
   for (const ProblemReport* r : group)
     out += fmt::format("{:.6g} {:.6g} {:.6g} {} {} {:.6g}\n", r->intensity, r->tuned_tflops(),
                        r->cublas_tflops(), data_quote(r->label),
-                       data_quote(r->cublas_won() ? "cublas" : r->winner_family),
+                       data_quote(r->cublas_won() ? kCublasFamily : r->winner_family),
                        r->own ? tflops(r->problem, r->own->time_us) : 0.0);
   return out;
 }

@@ -120,7 +120,7 @@ ProblemReport make_problem_report(const WinnerRecord& w,
   r.winner_family = w.family;
   r.winner_config = w.config;
   r.cublas_us = w.cublas_us;
-  r.tuned_us = w.family == "cublas" ? w.cublas_us : w.time_us;
+  r.tuned_us = w.family == kCublasFamily ? w.cublas_us : w.time_us;
   r.tie_band = w.tie_band;
   r.peak_tflops = peak_fp32_tflops(w.gpu.sm_count, w.gpu.default_clock_mhz);
   r.bandwidth_tbps = bandwidth_tbps;

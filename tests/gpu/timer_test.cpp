@@ -106,8 +106,8 @@ class TimerTest : public ::testing::Test {
               << m.sm_clock_max_mhz << "], span clock " << m.sm_clock_span_mhz
               << " MHz, NVML clock " << m.nvml_sm_clock_mhz.value_or(0) << " MHz, power "
               << m.power_mw.value_or(0) / 1e3 << " W, temperature " << m.temperature_c.value_or(0)
-              << " C, cache " << m.cache << " W, stop " << m.stop_reason << ", warnings '"
-              << m.warnings << "'\n";
+              << " C, cache " << m.cache << " W, stop " << to_string(m.stop_reason)
+              << ", warnings '" << m.warnings << "'\n";
   }
 
   DeviceInfo device_;
@@ -150,7 +150,7 @@ TEST_F(TimerTest, MeasureSpinKernelOfKnownLength) {
   EXPECT_NEAR(m.median_us, expected_us, 0.03 * expected_us);
   EXPECT_GE(static_cast<int>(m.samples_us.size()), settings_.min_samples);
   EXPECT_GE(m.gpu_time_s, settings_.min_time_s * 0.999);
-  EXPECT_FALSE(m.stop_reason.empty());
+  EXPECT_NE(m.stop_reason, StopReason::not_stopped);
   EXPECT_LE(m.min_us, m.median_us);
   // Every SM busy: SM 0's cycles across the sample agree with the probes around it.
   if (m.sm_clock_span_mhz > 0) {
@@ -179,7 +179,7 @@ TEST_F(TimerTest, ScreenSpinKernel) {
   ASSERT_GT(m.sm_clock_mhz, 100);
   // About 0.25 ms a sample: all screen_samples fit in screen_max_ms.
   EXPECT_EQ(static_cast<int>(m.samples_us.size()), settings_.screen_samples);
-  EXPECT_EQ(m.stop_reason, "samples");
+  EXPECT_EQ(m.stop_reason, StopReason::samples);
   EXPECT_EQ(m.flushes, settings_.screen_samples);
   EXPECT_NEAR(m.median_us, kCycles / m.sm_clock_mhz, 0.05 * kCycles / m.sm_clock_mhz);
 }
@@ -195,11 +195,11 @@ TEST_F(TimerTest, ScreenRejectsAFirstSampleAboveTheThreshold) {
   timer.screen(launch);  // primes the kernel, as the verification does in a search
   const Measurement rejected = timer.screen(launch, true, 1.0);
   print("screen spin 4e5 cycles, rejected", rejected);
-  EXPECT_EQ(rejected.stop_reason, "rejected");
+  EXPECT_EQ(rejected.stop_reason, StopReason::rejected);
   EXPECT_EQ(rejected.samples_us.size(), 1u);
   EXPECT_GT(rejected.median_us, 1.0);
   const Measurement kept = timer.screen(launch, true, 1e6);
-  EXPECT_EQ(kept.stop_reason, "samples");
+  EXPECT_EQ(kept.stop_reason, StopReason::samples);
   EXPECT_EQ(static_cast<int>(kept.samples_us.size()), settings_.screen_samples);
   // Primed: no launch before the samples, so a flush and a launch per sample and nothing else.
   EXPECT_EQ(kept.flushes, settings_.screen_samples);
@@ -213,7 +213,7 @@ TEST_F(TimerTest, ScreenOfALongKernelStopsAtTheWallCap) {
   const auto blocks = static_cast<unsigned>(device_.sm_count);
   const Measurement m = timer.screen(spin_->launch(kCycles, blocks));
   print("screen spin 8e6 cycles", m);
-  EXPECT_EQ(m.stop_reason, "wall_cap");
+  EXPECT_EQ(m.stop_reason, StopReason::wall_cap);
   EXPECT_GE(static_cast<int>(m.samples_us.size()), settings_.screen_min_samples);
   EXPECT_LT(static_cast<int>(m.samples_us.size()), settings_.screen_samples);
   // The cap is checked between batches sized to fit it: at most one batch over.
@@ -227,7 +227,7 @@ TEST_F(TimerTest, InterleaveOfSmallKernelsStopsAtTheRoundCap) {
   const LaunchFn a = spin_->launch(2'000, 1);
   const Interleaved r = timer.interleave({a, a}, 99);
   print("interleave capped", r.kernels[1]);
-  EXPECT_EQ(r.kernels[0].stop_reason, "round_cap");
+  EXPECT_EQ(r.kernels[0].stop_reason, StopReason::round_cap);
   EXPECT_GE(r.rounds, settings_.max_rounds);
   EXPECT_LE(r.rounds + r.discarded_rounds, settings_.max_rounds + 1);
   EXPECT_EQ(r.kernels[1].samples_us.size(), static_cast<std::size_t>(r.rounds));
@@ -277,7 +277,7 @@ float first_float(const float* device) {
 
 TEST_F(TimerTest, RotateTimesOneLaunchOfTheBatchAndCyclesEverySet) {
   SGT_SKIP_WITHOUT_GPU();
-  settings_.cache = "rotate";
+  settings_.cache = CacheMode::rotate;
   Timer timer(device_, settings_, stream_->get());
   constexpr int kSets = 5;
   constexpr long long kCycles = 200'000;
@@ -304,7 +304,7 @@ TEST_F(TimerTest, RotateTimesOneLaunchOfTheBatchAndCyclesEverySet) {
 
 TEST_F(TimerTest, RotationCopiesTheOperandsAndCublasRunsOnEveryCopy) {
   SGT_SKIP_WITHOUT_GPU();
-  settings_.cache = "rotate";
+  settings_.cache = CacheMode::rotate;
   const ProblemKey p = testing::make_problem(Op::N, Op::N, 1024, 1024, 1024);
   DeviceBuffer<float> a(elements_a(p)), b(elements_b(p)), c(elements_c(p));
   SGT_CUDA_CHECK(cudaMemset(a.get(), 0x3c, a.bytes()));  // 0.0115 in every element
@@ -342,7 +342,7 @@ TEST_F(TimerTest, RotationCopiesTheOperandsAndCublasRunsOnEveryCopy) {
 
 TEST_F(TimerTest, InterleaveRotatesCublasAndTheKernelAlike) {
   SGT_SKIP_WITHOUT_GPU();
-  settings_.cache = "rotate";
+  settings_.cache = CacheMode::rotate;
   const ProblemKey p = testing::make_problem(Op::N, Op::N, 2048, 2048, 2048);
   DeviceBuffer<float> a(elements_a(p)), b(elements_b(p)), c(elements_c(p));
   SGT_CUDA_CHECK(cudaMemset(a.get(), 0x3c, a.bytes()));
@@ -369,7 +369,7 @@ TEST_F(TimerTest, InterleaveRotatesCublasAndTheKernelAlike) {
 
 TEST_F(TimerTest, RotateWithOneOperandSetFallsBackToColdFlush) {
   SGT_SKIP_WITHOUT_GPU();
-  settings_.cache = "rotate";
+  settings_.cache = CacheMode::rotate;
   Timer timer(device_, settings_, stream_->get());
   const Measurement m = timer.screen(spin_->launch(50'000, 1));
   EXPECT_EQ(m.cache, "cold-flush");

@@ -153,7 +153,12 @@ TEST(TuningSettings, ParsesAndRejectsUnknownKeys) {
       parse_tuning_settings("min_samples: 20\ntolerance_factor: 8\nclock_policy: lock\n", "m.yaml");
   EXPECT_EQ(s.measure.min_samples, 20);
   EXPECT_DOUBLE_EQ(s.verify.tolerance_factor, 8);
-  EXPECT_EQ(s.measure.clock_policy, "lock");
+  EXPECT_EQ(s.measure.clock_policy, ClockPolicy::lock);
+  EXPECT_NE(
+      error_of([] {
+        parse_tuning_settings("min_samples: 20\nclock_policy: maybe\n", "m.yaml");
+      }).find("m.yaml:2: setting 'clock_policy' has an invalid value 'maybe' (observe or lock)"),
+      std::string::npos);
   EXPECT_NE(error_of([] { parse_tuning_settings("min_sample: 20\n", "m.yaml"); }).find("m.yaml:1"),
             std::string::npos);
   EXPECT_NE(error_of([] {

@@ -72,11 +72,12 @@ TEST(RotationPlan, NotEvenTwoSetsUnderTheCapMeansNoRotation) {
 }
 
 TEST(CacheSetting, DefaultIsColdFlushAndRotateParses) {
-  EXPECT_EQ(MeasureSettings{}.cache, "cold-flush");
+  EXPECT_EQ(MeasureSettings{}.cache, CacheMode::cold_flush);
   const TuningSettings s = parse_tuning_settings("cache: rotate\nrotate_max_mib: 512\n", "m.yaml");
-  EXPECT_EQ(s.measure.cache, "rotate");
+  EXPECT_EQ(s.measure.cache, CacheMode::rotate);
   EXPECT_DOUBLE_EQ(s.measure.rotate_max_mib, 512);
-  EXPECT_EQ(parse_tuning_settings("cache: cold-flush\n", "m.yaml").measure.cache, "cold-flush");
+  EXPECT_EQ(parse_tuning_settings("cache: cold-flush\n", "m.yaml").measure.cache,
+            CacheMode::cold_flush);
 }
 
 TEST(CacheSetting, UnknownModeIsAnErrorWithFileAndLine) {
