@@ -32,7 +32,8 @@ struct GpuEnv {
   explicit GpuEnv(DeviceInfo d) : device(std::move(d)), utility(device.arch()) {}
 };
 GpuEnv& gpu_env();  // created on first use, on device 0
-// Device 0's limits: what the families' launch geometries are computed for there.
+// Device 0's limits: what the families' launch geometries are computed for there (DeviceLimits'
+// defaults where no GPU is usable, so that test lists can be built there).
 DeviceLimits gpu_limits();
 
 // A path inside the source tree: $SGEMM_SOURCE_DIR (set when the tests run from another
