@@ -205,30 +205,30 @@ std::string ncu_failure_reason(std::string_view output) {
   return "";
 }
 
-NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_regex,
-                             int top_stalls) {
+namespace {
+
+// The CSV part of ncu's output: from the header line starting with "ID" (what comes before is
+// ncu's log: ==PROF==, ==WARNING==).
+std::string_view csv_part(std::string_view csv) {
   if (contains(csv, "ERR_NVGPUCTRPERM"))
     throw Error(ErrorKind::not_supported, ncu_failure_reason(csv));
   if (trim(csv).empty()) throw Error(ErrorKind::internal, "ncu printed nothing (no CSV)");
-  // The header starts a line with "ID"; what comes before is ncu's log (==PROF==, ==WARNING==).
-  std::size_t header = std::string_view::npos;
   for (std::size_t at = 0; at < csv.size();) {
-    if (csv.substr(at).starts_with("\"ID\",")) {
-      header = at;
-      break;
-    }
+    if (csv.substr(at).starts_with("\"ID\",")) return csv.substr(at);
     const std::size_t next = csv.find('\n', at);
     if (next == std::string_view::npos) break;
     at = next + 1;
   }
-  if (header == std::string_view::npos) {
-    const std::string reason = ncu_failure_reason(csv);
-    throw Error(ErrorKind::internal,
-                reason.empty()
-                    ? "no CSV header (\"ID\",...) in ncu's output: not `ncu --csv --page details`"
-                    : reason);
-  }
-  const std::vector<std::vector<std::string>> records = parse_csv(csv.substr(header));
+  const std::string reason = ncu_failure_reason(csv);
+  throw Error(ErrorKind::internal,
+              reason.empty()
+                  ? "no CSV header (\"ID\",...) in ncu's output: not `ncu --csv --page details`"
+                  : reason);
+}
+
+// Every profiled launch with its metrics, in the order ncu printed them.
+std::vector<Launch> read_launches(std::string_view table) {
+  const std::vector<std::vector<std::string>> records = parse_csv(table);
   const std::vector<std::string>& head = records.front();
   const auto column = [&](std::string_view name) -> int {
     const auto it = std::find(head.begin(), head.end(), name);
@@ -243,8 +243,7 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
         ErrorKind::internal,
         "ncu's CSV has no ID, Kernel Name, Metric Name or Metric Value column: not the details "
         "page (--page details)");
-
-  std::vector<Launch> launches;  // in the order ncu printed them
+  std::vector<Launch> launches;
   const auto cell = [](const std::vector<std::string>& r, int i) {
     return i >= 0 && i < static_cast<int>(r.size()) ? r[i] : std::string();
   };
@@ -260,21 +259,27 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
     if (!r[name].empty())
       launches.back().metrics.push_back({cell(r, section), r[name], cell(r, unit), r[value]});
   }
+  return launches;
+}
 
+// The first launch whose kernel name matches.
+const Launch& matching_launch(const std::vector<Launch>& launches,
+                              const std::string& kernel_regex) {
   const std::regex filter(kernel_regex);
   const auto match = std::find_if(launches.begin(), launches.end(), [&](const Launch& l) {
     return std::regex_search(l.kernel, filter);
   });
-  if (match == launches.end()) {
-    std::string seen;
-    for (const Launch& l : launches)
-      if (!contains(seen, l.kernel)) seen += (seen.empty() ? "" : ", ") + l.kernel;
-    throw Error(ErrorKind::internal,
-                fmt::format("no kernel matching /{}/ in ncu's output ({})", kernel_regex,
-                            seen.empty() ? "it holds no kernel" : "it holds " + seen));
-  }
-  const Launch& l = *match;
+  if (match != launches.end()) return *match;
+  std::string seen;
+  for (const Launch& l : launches)
+    if (!contains(seen, l.kernel)) seen += (seen.empty() ? "" : ", ") + l.kernel;
+  throw Error(ErrorKind::internal,
+              fmt::format("no kernel matching /{}/ in ncu's output ({})", kernel_regex,
+                          seen.empty() ? "it holds no kernel" : "it holds " + seen));
+}
 
+// Speed of light, occupancy, registers and issue rate of one launch.
+NcuSummary speed_of_light(const Launch& l) {
   NcuSummary s;
   s.kernel = l.kernel;
   s.launch_id = l.id;
@@ -323,7 +328,13 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
                     "not collected or not recognised); it held: {}",
                     l.kernel, seen.empty() ? "no metrics" : seen));
   }
+  return s;
+}
 
+// The warp stall reasons of one launch, largest first (top_stalls of them; < 0: all), each with
+// its share of the stalled cycles.
+std::vector<StallReason> stall_reasons(const Launch& l, int top_stalls) {
+  std::vector<StallReason> stalls;
   double total = 0;
   for (const MetricRow& m : l.metrics) {
     const std::string_view n = m.name;
@@ -332,19 +343,28 @@ NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_reg
         n.substr(kStallPrefix.size(), n.size() - kStallPrefix.size() - kStallSuffix.size()));
     if (reason == "selected" || reason.ends_with("_not_issued")) continue;
     const std::optional<double> v = parse_ncu_number(m.value);
-    if (!v || std::any_of(s.stalls.begin(), s.stalls.end(),
+    if (!v || std::any_of(stalls.begin(), stalls.end(),
                           [&](const StallReason& r) { return r.name == reason; }))
       continue;
-    s.stalls.push_back({reason, *v, 0});
+    stalls.push_back({reason, *v, 0});
     total += *v;
   }
-  for (StallReason& r : s.stalls) r.share_pct = total > 0 ? 100.0 * r.cycles_per_issue / total : 0;
-  std::stable_sort(s.stalls.begin(), s.stalls.end(),
-                   [](const StallReason& a, const StallReason& b) {
-                     return a.cycles_per_issue > b.cycles_per_issue;
-                   });
-  if (top_stalls >= 0 && static_cast<int>(s.stalls.size()) > top_stalls)
-    s.stalls.resize(top_stalls);
+  for (StallReason& r : stalls) r.share_pct = total > 0 ? 100.0 * r.cycles_per_issue / total : 0;
+  std::stable_sort(stalls.begin(), stalls.end(), [](const StallReason& a, const StallReason& b) {
+    return a.cycles_per_issue > b.cycles_per_issue;
+  });
+  if (top_stalls >= 0 && static_cast<int>(stalls.size()) > top_stalls) stalls.resize(top_stalls);
+  return stalls;
+}
+
+}  // namespace
+
+NcuSummary parse_ncu_details(std::string_view csv, const std::string& kernel_regex,
+                             int top_stalls) {
+  const std::vector<Launch> launches = read_launches(csv_part(csv));
+  const Launch& launch = matching_launch(launches, kernel_regex);
+  NcuSummary s = speed_of_light(launch);
+  s.stalls = stall_reasons(launch, top_stalls);
   return s;
 }
 

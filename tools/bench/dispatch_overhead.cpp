@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,9 +108,14 @@ struct Row {
   bool overran = false;  // the spin ended before the calls were queued: the numbers include waits
 };
 
-int main_impl(int argc, char** argv) {
+struct Options {
   std::string db_path;
   int size = 256, runs = 7, calls = 200;
+};
+
+// The command line; std::nullopt after printing the usage (an unknown option).
+std::optional<Options> parse_options(int argc, char** argv) {
+  Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto next = [&]() -> const char* {
@@ -117,19 +123,78 @@ int main_impl(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--db")
-      db_path = next();
+      o.db_path = next();
     else if (a == "--size")
-      size = std::atoi(next());
+      o.size = std::atoi(next());
     else if (a == "--runs")
-      runs = std::atoi(next());
+      o.runs = std::atoi(next());
     else if (a == "--calls")
-      calls = std::atoi(next());
+      o.calls = std::atoi(next());
     else {
       std::fprintf(stderr,
                    "usage: dispatch_overhead [--db PATH] [--size N] [--runs R] [--calls C]\n");
-      return 2;
+      return std::nullopt;
     }
   }
+  return o;
+}
+
+// Prints what the dispatcher serves the three problems with; the first two must be the tuned
+// kernels the database holds.
+void describe_routes(sgemmHandle_t h, int size) {
+  char text[2048];
+  sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
+  std::printf("tuned:    %s\n", text);
+  if (!std::strstr(text, "\"source\":\"exact\""))
+    throw sgt::Error(sgt::ErrorKind::internal,
+                     "the tuned problem is not served by its tuned kernel");
+  sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, 4 * size, size, 4 * size, size, text,
+                sizeof text);
+  std::printf("split:    %s\n", text);
+  if (!std::strstr(text, "\"source\":\"exact\""))
+    throw sgt::Error(sgt::ErrorKind::internal,
+                     "the split problem is not served by its tuned kernel");
+  sgemmDescribe(h, SGEMM_OP_T, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
+  std::printf("fallback: %s\n", text);
+}
+
+using Cases = std::vector<std::pair<std::string, std::function<void()>>>;
+
+// Host time per call of each case: `calls` calls queued behind a spinning kernel, `runs` times.
+std::vector<Row> time_cases(const Cases& cases, CUfunction spin, cudaStream_t stream, int runs,
+                            int calls) {
+  unsigned long long spin_ns = 50'000'000;  // 50 ms: far longer than 200 queued calls take
+  void* spin_params[] = {&spin_ns};
+  using clock = std::chrono::steady_clock;
+  std::vector<Row> rows;
+  for (const auto& [name, call] : cases) {
+    for (int i = 0; i < 20; ++i) call();  // warm: routes resolved, kernels loaded
+    SGT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> per_call;
+    Row row{name};
+    for (int r = 0; r < runs; ++r) {
+      SGT_CU_CHECK(sgt::driver().cuLaunchKernel(
+          spin, 1, 1, 1, 1, 1, 1, 0, reinterpret_cast<CUstream>(stream), spin_params, nullptr));
+      const auto t0 = clock::now();
+      for (int i = 0; i < calls; ++i) call();
+      const auto t1 = clock::now();
+      if (cudaStreamQuery(stream) == cudaSuccess) row.overran = true;
+      SGT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      per_call.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+    }
+    std::sort(per_call.begin(), per_call.end());
+    row.median_us = per_call[per_call.size() / 2];
+    row.min_us = per_call.front();
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+int main_impl(int argc, char** argv) {
+  const std::optional<Options> options = parse_options(argc, argv);
+  if (!options) return 2;
+  std::string db_path = options->db_path;
+  const int size = options->size, runs = options->runs, calls = options->calls;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("no usable GPU\n");
@@ -142,7 +207,6 @@ int main_impl(int argc, char** argv) {
 
   const sgt::Module helpers(compile_helpers(device.arch()));
   const CUfunction empty = helpers.function("empty_kernel");
-  const CUfunction spin = helpers.function("spin_kernel");
   const sgt::DriverApi& api = sgt::driver();
 
   cudaStream_t stream = nullptr;
@@ -163,20 +227,7 @@ int main_impl(int argc, char** argv) {
                      std::string("sgemmCreate: ") + sgemmGetStatusString(s));
   sgemmSetStream(h, stream);
 
-  char text[2048];
-  sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
-  std::printf("tuned:    %s\n", text);
-  if (!std::strstr(text, "\"source\":\"exact\""))
-    throw sgt::Error(sgt::ErrorKind::internal,
-                     "the tuned problem is not served by its tuned kernel");
-  sgemmDescribe(h, SGEMM_OP_N, SGEMM_OP_N, size, size, 4 * size, size, 4 * size, size, text,
-                sizeof text);
-  std::printf("split:    %s\n", text);
-  if (!std::strstr(text, "\"source\":\"exact\""))
-    throw sgt::Error(sgt::ErrorKind::internal,
-                     "the split problem is not served by its tuned kernel");
-  sgemmDescribe(h, SGEMM_OP_T, SGEMM_OP_N, size, size, size, size, size, size, text, sizeof text);
-  std::printf("fallback: %s\n", text);
+  describe_routes(h, size);
 
   const auto check = [](sgemmStatus_t s) {
     if (s != SGEMM_STATUS_SUCCESS)
@@ -185,7 +236,7 @@ int main_impl(int argc, char** argv) {
   };
   int arg = 0;
   void* empty_params[] = {&arg};
-  const std::vector<std::pair<std::string, std::function<void()>>> cases = {
+  const Cases cases = {
       {"bare cuLaunchKernel",
        [&] {
          SGT_CU_CHECK(api.cuLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0,
@@ -214,30 +265,8 @@ int main_impl(int argc, char** argv) {
        }},
   };
 
-  unsigned long long spin_ns = 50'000'000;  // 50 ms: far longer than 200 queued calls take
-  void* spin_params[] = {&spin_ns};
-  using clock = std::chrono::steady_clock;
-  std::vector<Row> rows;
-  for (const auto& [name, call] : cases) {
-    for (int i = 0; i < 20; ++i) call();  // warm: routes resolved, kernels loaded
-    SGT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<double> per_call;
-    Row row{name};
-    for (int r = 0; r < runs; ++r) {
-      SGT_CU_CHECK(api.cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, reinterpret_cast<CUstream>(stream),
-                                      spin_params, nullptr));
-      const auto t0 = clock::now();
-      for (int i = 0; i < calls; ++i) call();
-      const auto t1 = clock::now();
-      if (cudaStreamQuery(stream) == cudaSuccess) row.overran = true;
-      SGT_CUDA_CHECK(cudaStreamSynchronize(stream));
-      per_call.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
-    }
-    std::sort(per_call.begin(), per_call.end());
-    row.median_us = per_call[per_call.size() / 2];
-    row.min_us = per_call.front();
-    rows.push_back(row);
-  }
+  const std::vector<Row> rows =
+      time_cases(cases, helpers.function("spin_kernel"), stream, runs, calls);
 
   std::printf(
       "\n%s (%s), %dx%dx%d, median of %d runs of %d calls queued behind a spinning kernel\n",

@@ -248,7 +248,14 @@ class F4Skinny final : public Family {
     };
   }
 
+  // The shared-memory path's rules: its tiling, then the resources a block takes.
   static std::vector<Constraint> shared_path_constraints(const DeviceLimits& limits) {
+    std::vector<Constraint> all = shared_path_tiling(limits);
+    for (Constraint& c : shared_path_resources(limits)) all.push_back(std::move(c));
+    return all;
+  }
+
+  static std::vector<Constraint> shared_path_tiling(const DeviceLimits& limits) {
     return {
         {"bs_power_of_two_up_to_64",
          [](const Knobs& k) {
@@ -314,6 +321,12 @@ class F4Skinny final : public Family {
            const Shape s = shape_of(k);
            return s.ts == std::min(s.bs, 16) || (s.bs >= 32 && s.ts == 8);
          }},
+    };
+  }
+
+  // Registers, occupancy, loads in flight and shared memory.
+  static std::vector<Constraint> shared_path_resources(const DeviceLimits& limits) {
+    return {
         // 64 accumulators plus fragments stay near 128 registers: two blocks of 256 per SM.
         {"accumulators_at_most_64",
          [](const Knobs& k) {
