@@ -11,8 +11,10 @@
 
 namespace {
 
+// Never unloaded, as in a process that preloads it: what it keeps for the process's lifetime
+// (the cuBLAS it found) stays reachable.
 struct Library {
-  void* handle = dlopen(SGEMM_CUBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlopen(SGEMM_CUBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   ~Library() {
     if (handle) dlclose(handle);
   }
