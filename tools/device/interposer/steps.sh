@@ -5,7 +5,9 @@
 #     public suite, served from $DB (a tuning database; e.g. .device-state/new.db brought from a
 #     tuning-cost visit) or else from the export $DUMP (default tuner_db/nvidia-h200.json), with
 #     the ratios of $BENCH (a `sgemm-tune bench --json` of the public suite) beside its own when
-#     given.
+#     given;
+#   loop: record -> tune --from-misses -> replay in an unmodified PyTorch program
+#     (tests/interposer/check_loop.py on tests/interposer/loop-shapes.csv), from $DB or $DUMP.
 default_phase=tests
 
 phase_tests() {
@@ -28,4 +30,15 @@ phase_frameworks() {
     echo "$framework check: exit $?"
     tail -30 "$res/$framework.log"
   done
+}
+
+phase_loop() {
+  local source=(--dump "${DUMP:-tuner_db/nvidia-h200.json}")
+  [[ -n ${DB:-} ]] && source=(--db "$DB")
+  timeout "${LOOP_SECONDS:-300}" python3 tests/interposer/check_loop.py \
+    --interposer "$dist/lib/libsgemm_cublas.so" --tune-binary "$dist/bin/sgemm-tune" \
+    "${source[@]}" --shapes tests/interposer/loop-shapes.csv --report "$res/loop.txt" \
+    > "$res/loop.log" 2>&1
+  echo "loop check: exit $?"
+  tail -20 "$res/loop.log"
 }

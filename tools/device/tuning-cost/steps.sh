@@ -8,9 +8,15 @@
 #   old: the dozen (first rows of each sweep class) tuned by the binary and library of .device-old (the
 #     settings before screening by sample count: $OLD_SETTINGS), into its own database;
 #   bench: the dozen benched on both databases (the new one twice, two processes: repeatability);
+#   repeat: the dozen benched twice on the new database only (repeatability, no old database);
 #   suites: the sweep and the public suite (or $SUITES) benched on the new database against cuBLAS
 #     and cuBLASLt's best of 8 (what the database that tuning made serves), each within
-#     $BENCH_SECONDS.
+#     $BENCH_SECONDS;
+#   profile: Nsight Compute (--clock-control none) over the bench of one problem per sweep class
+#     that stays far from the ceiling ($PROBLEMS: rows "M,N,K[,TA,TB]"; default a long_k, a small_k,
+#     a tall and a compute problem), served from the new database ($DB to name another): speed of
+#     light, occupancy, launch statistics, memory workload and warp states of every kernel, both
+#     the dispatcher's route and cuBLAS's.
 default_phase=tests
 
 all_shapes=$work/all.csv
@@ -74,6 +80,18 @@ phase_bench() {
   done
 }
 
+phase_repeat() {
+  make_shape_lists
+  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  local run
+  for run in new-1 new-2; do
+    timed "bench-$run" timeout 150 sgemm-tune bench --shapes "$dozen" --db "$work/new.db" \
+      --json "$res/bench-$run.data.json"
+  done
+  python3 tools/bench/tuning_cost.py compare "$res/bench-new-1.data.json" \
+    "$res/bench-new-1.data.json" "$res/bench-new-2.data.json" | tail -1
+}
+
 phase_suites() {
   local list
   if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
@@ -81,5 +99,23 @@ phase_suites() {
     timed "bench-$list" timeout "${BENCH_SECONDS:-300}" sgemm-tune bench --shapes "configs/shapes/$list.csv" \
       --db "$work/new.db" --lt-algos 8 --json "$res/bench-$list.data.json"
     tail -4 "$res/bench-$list.json"
+  done
+}
+
+phase_profile() {
+  local db=${DB:-$work/new.db} row
+  if [[ ! -f $db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  [[ -f $db ]] || { echo "no database at $db (set DB)"; return 1; }
+  local rows=(${PROBLEMS:-280,197,82012 8371,12994,15 78312,116,308 3548,1167,2195})
+  for row in "${rows[@]}"; do
+    local list name=${row//,/x}
+    list=$(shapes "p-$name" "$row")
+    timeout 150 ncu --clock-control none --launch-skip 40 --launch-count 12 \
+      --section SpeedOfLight --section LaunchStats --section Occupancy \
+      --section MemoryWorkloadAnalysis --section WarpStateStats \
+      sgemm-tune bench --shapes "$list" --db "$db" --lt-algos 0 > "$res/ncu-$name.txt" 2>&1
+    echo "== $name: ncu exit $?"
+    grep -E "^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Registers Per|Grid Size|Block Size|Achieved Occupancy|Warp Cycles Per Issued" \
+      "$res/ncu-$name.txt" | head -40
   done
 }
