@@ -165,3 +165,22 @@ TEST(ClockArithmetic, ProbeAndBetween) {
 
 }  // namespace
 }  // namespace sgt
+
+namespace sgt {
+namespace {
+
+// The measurement's vocabulary reads back what it writes, and nothing else.
+TEST(MeasureVocabulary, NamesRoundTripAndUnknownNamesAreNone) {
+  for (const CacheMode m : {CacheMode::cold_flush, CacheMode::rotate})
+    EXPECT_EQ(from_string<CacheMode>(to_string(m)), m);
+  for (const ClockPolicy p : {ClockPolicy::observe, ClockPolicy::lock})
+    EXPECT_EQ(from_string<ClockPolicy>(to_string(p)), p);
+  EXPECT_EQ(to_string(CacheMode::cold_flush), "cold-flush");
+  EXPECT_EQ(to_string(StopReason::wall_cap), "wall_cap");
+  EXPECT_EQ(to_string(StopReason::not_stopped), "");
+  EXPECT_FALSE(from_string<CacheMode>("warm").has_value());
+  EXPECT_FALSE(from_string<ClockPolicy>("").has_value());
+}
+
+}  // namespace
+}  // namespace sgt
