@@ -3,15 +3,13 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <utility>
-
 #include "common/error.hpp"
+#include "common/name_table.hpp"
 
 namespace sgt {
 namespace {
 
-constexpr std::array<std::pair<Outcome, const char*>, 8> outcome_names = {{
+constexpr NameTable<Outcome, 8> outcome_names = {{
     {Outcome::ok, "ok"},
     {Outcome::compile_failed, "compile_failed"},
     {Outcome::resources_exceeded, "resources_exceeded"},
@@ -25,15 +23,13 @@ constexpr std::array<std::pair<Outcome, const char*>, 8> outcome_names = {{
 }  // namespace
 
 std::string outcome_name(Outcome o) {
-  for (const auto& [value, name] : outcome_names)
-    if (value == o) return name;
+  if (const auto name = name_of(outcome_names, o)) return std::string(*name);
   throw Error(ErrorKind::internal,
               fmt::format("outcome value {} has no name", static_cast<int>(o)));
 }
 
 Outcome parse_outcome(const std::string& name) {
-  for (const auto& [value, text] : outcome_names)
-    if (name == text) return value;
+  if (const auto value = value_of(outcome_names, name)) return *value;
   std::string known;
   for (const auto& [value, text] : outcome_names)
     known += (known.empty() ? "" : ", ") + std::string(text);

@@ -37,9 +37,9 @@ void at_exit() {
   if (d && d->handle) d->write_miss_log(d->handle);
 }
 
-// Why the call goes to cuBLAS, or null when the dispatcher served it.
-const char* serve(const Gemm& g) {
-  const RealCublas& real = real_cublas();
+// Why the call goes to cuBLAS (whose handle queries `real` holds), or null when the dispatcher
+// served it.
+const char* serve(const Gemm& g, const RealCublas& real) {
   if (!g.handle) return "no handle";
   cublasPointerMode_t pointers{};
   if (real.get_pointer_mode(g.handle, &pointers) != CUBLAS_STATUS_SUCCESS)
@@ -81,7 +81,7 @@ cublasStatus_t serve_or_pass(const Gemm& g, const char* type_reason, Pass&& pass
   std::call_once(exit_handler, [] { std::atexit(at_exit); });
   const RealCublas& real = real_cublas();
   if (!real.sgemm) return CUBLAS_STATUS_NOT_INITIALIZED;  // no cuBLAS in the process to call
-  const char* reason = type_reason ? type_reason : serve(g);
+  const char* reason = type_reason ? type_reason : serve(g, real);
   if (call_log_on())
     log_call({g.entry, reason == nullptr, reason ? reason : "", g.transa, g.transb, g.m, g.n, g.k,
               g.lda, g.ldb, g.ldc});
