@@ -109,10 +109,8 @@ int usage(const std::string& why) {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
-  Options o;
+// Fills o from the command line; 0 when it parsed, else usage()'s status.
+int parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) return usage(arg + " needs a value");
@@ -137,6 +135,56 @@ int main(int argc, char** argv) try {
       return usage("unknown option " + arg);
   }
   if (o.db.empty()) return usage("--db is required");
+  return 0;
+}
+
+// Spearman's rank correlation of (predicted, screened) pairs.
+double spearman(const std::vector<std::pair<double, double>>& pairs) {
+  const auto ranks = [&](auto value) {
+    std::vector<std::size_t> order(pairs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return value(pairs[a]) < value(pairs[b]);
+    });
+    std::vector<double> r(pairs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) r[order[i]] = static_cast<double>(i);
+    return r;
+  };
+  const std::vector<double> rp = ranks([](const auto&x) { return x.first; }),
+                            rs = ranks([](const auto&x) { return x.second; });
+  double d2 = 0;
+  for (std::size_t i = 0; i < pairs.size(); ++i) d2 += (rp[i] - rs[i]) * (rp[i] - rs[i]);
+  const double n = static_cast<double>(pairs.size());
+  return n > 1 ? 1 - 6 * d2 / (n * (n * n - 1)) : 0;
+}
+
+// The model's top candidates and the measured top, for --detail.
+void print_detail(const Measured& m, const std::vector<PlannedCandidate>& work,
+                  const KnobMatch& match, const std::vector<std::size_t>& by_prediction) {
+  const auto show = [&](const char* what, const std::vector<std::size_t>& order) {
+    fmt::print("  {}:\n", what);
+    for (std::size_t r = 0; r < order.size() && r < 8; ++r) {
+      const auto it = m.screened.find(match.id(work[order[r]]));
+      fmt::print("    predicted {:10.2f} measured {:>10} {}\n", work[order[r]].predicted_us,
+                 it == m.screened.end() ? "-" : fmt::format("{:.2f}", it->second),
+                 match.id(work[order[r]]));
+    }
+  };
+  show("best predicted", by_prediction);
+  std::vector<std::size_t> by_measured;
+  for (std::size_t i = 0; i < work.size(); ++i)
+    if (m.screened.contains(match.id(work[i]))) by_measured.push_back(i);
+  std::stable_sort(by_measured.begin(), by_measured.end(), [&](std::size_t a, std::size_t b) {
+    return m.screened.at(match.id(work[a])) < m.screened.at(match.id(work[b]));
+  });
+  show("best measured", by_measured);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Options o;
+  if (const int status = parse_options(argc, argv, o)) return status;
 
   Database db = Database::open(o.db, OpenMode::read_only);
   const KnobMatch match{o.ignored_knobs};
@@ -180,47 +228,14 @@ int main(int argc, char** argv) try {
     for (std::size_t r = 0; r < by_prediction.size(); ++r)
       if (match.id(work[by_prediction[r]]) == best_id) rank = static_cast<int>(r) + 1;
 
-    // Spearman's rank correlation of predicted and screened times over the measured candidates.
     std::vector<std::pair<double, double>> pairs;  // (predicted, screened)
     for (const PlannedCandidate& c : work)
       if (const auto it = m.screened.find(match.id(c)); it != m.screened.end())
         pairs.emplace_back(c.predicted_us, it->second);
-    const auto ranks = [&](auto value) {
-      std::vector<std::size_t> order(pairs.size());
-      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return value(pairs[a]) < value(pairs[b]);
-      });
-      std::vector<double> r(pairs.size());
-      for (std::size_t i = 0; i < order.size(); ++i) r[order[i]] = static_cast<double>(i);
-      return r;
-    };
-    const std::vector<double> rp = ranks([](const auto&x) { return x.first; }),
-                              rs = ranks([](const auto&x) { return x.second; });
-    double d2 = 0;
-    for (std::size_t i = 0; i < pairs.size(); ++i) d2 += (rp[i] - rs[i]) * (rp[i] - rs[i]);
-    const double n = static_cast<double>(pairs.size());
-    const double spearman = n > 1 ? 1 - 6 * d2 / (n * (n * n - 1)) : 0;
+    const double rho = spearman(pairs);
 
-    if (!o.detail.empty() && m.key.to_string().find(o.detail) != std::string::npos) {
-      const auto show = [&](const char* what, const std::vector<std::size_t>& order) {
-        fmt::print("  {}:\n", what);
-        for (std::size_t r = 0; r < order.size() && r < 8; ++r) {
-          const auto it = m.screened.find(match.id(work[order[r]]));
-          fmt::print("    predicted {:10.2f} measured {:>10} {}\n", work[order[r]].predicted_us,
-                     it == m.screened.end() ? "-" : fmt::format("{:.2f}", it->second),
-                     match.id(work[order[r]]));
-        }
-      };
-      show("best predicted", by_prediction);
-      std::vector<std::size_t> by_measured;
-      for (std::size_t i = 0; i < work.size(); ++i)
-        if (m.screened.contains(match.id(work[i]))) by_measured.push_back(i);
-      std::stable_sort(by_measured.begin(), by_measured.end(), [&](std::size_t a, std::size_t b) {
-        return m.screened.at(match.id(work[a])) < m.screened.at(match.id(work[b]));
-      });
-      show("best measured", by_measured);
-    }
+    if (!o.detail.empty() && m.key.to_string().find(o.detail) != std::string::npos)
+      print_detail(m, work, match, by_prediction);
     if (replay > 0 && best > 0) {
       ++compared;
       within += replay <= best * (1 + o.tolerance);
@@ -230,7 +245,7 @@ int main(int argc, char** argv) try {
     }
     fmt::print("{:52} {:5} {:6} {:11.2f} {:11.2f} {:6.3f} {:>10} {:8.2f}\n", m.key.to_string(),
                work.size(), order.budget(), replay, best, best > 0 ? replay / best : 0.0,
-               rank > 0 ? std::to_string(rank) : std::string("-"), spearman);
+               rank > 0 ? std::to_string(rank) : std::string("-"), rho);
   }
   fmt::print(
       "\n{} strategy, budget {}: best within {:g}% of the exhaustive best on {} of {} "
