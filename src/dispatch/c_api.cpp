@@ -96,6 +96,22 @@ std::string database_path(const char* given) {
   return std::filesystem::exists(installed, ec) ? installed.string() : "";
 }
 
+// A route being tuned on use: its progress, or what it decided and on what evidence.
+void describe_trial(const sgt::OnUseTrial& trial, nlohmann::json& j) {
+  j["reason"] = trial.describe();
+  const std::optional<sgt::OnUseDecision> d = trial.decision();
+  const sgt::Contender& c = trial.contenders()[d ? static_cast<std::size_t>(d->winner) : 0];
+  j["family"] = d ? c.family : sgt::kCublasFamily;
+  j["config"] = d ? c.config : "";
+  j["contenders"] = trial.contenders().size();
+  if (d) {
+    j["cublas_us"] = d->cublas_us;
+    j["expected_us"] = d->time_us;
+    j["speedup"] = sgt::measured_speedup(d->time_us, d->cublas_us);
+    if (c.entry) j["tuned_problem"] = c.entry->record.problem.to_string();
+  }
+}
+
 // Who runs a call the handle has no route of its own for: the handle (through its cuBLAS), or
 // the caller (an interposer, which calls the application's cuBLAS).
 enum class Fallback { handle, caller };
@@ -125,8 +141,7 @@ sgemmStatus_t sgemm_on(sgemmHandle_t handle, cudaStream_t stream, sgemmOperation
       route = &dev.route(call.key);
       if (route->miss && handle->miss_log_on.load(std::memory_order_relaxed))
         route->calls.fetch_add(1, std::memory_order_relaxed);
-      if (own_only && route->source == sgt::Route::Source::cublas)
-        return SGEMM_STATUS_NOT_SUPPORTED;
+      if (own_only && route->serves_cublas()) return SGEMM_STATUS_NOT_SUPPORTED;
     }
     dev.run(route, stream, call);
     return SGEMM_STATUS_SUCCESS;
@@ -142,13 +157,24 @@ sgemmStatus_t sgemmCreate(sgemmHandle_t* handle, const char* db_path) {
   *handle = nullptr;
   return guarded([&] {
     const std::string path = database_path(db_path);
+    sgt::OnUseSettings on_use = sgt::on_use_settings_from_env();
     std::vector<sgt::WinnerRecord> winners;
-    if (!path.empty()) {
-      sgt::Database db = sgt::Database::open(path, sgt::OpenMode::read_only);
+    // Tuning on use reads back what earlier processes tuned; the database given (or installed)
+    // comes after it, so its winners are the ones kept where both hold a problem.
+    std::error_code ec;
+    if (on_use.enabled && !on_use.database.empty() &&
+        std::filesystem::exists(on_use.database, ec)) {
+      sgt::Database db = sgt::Database::open(on_use.database, sgt::OpenMode::read_only);
       winners = sgt::TuningStore(db).winners();
     }
-    auto context =
-        std::make_unique<sgemmContext>(std::move(winners), sgt::nearest_rules_from_env(), path);
+    if (!path.empty()) {
+      sgt::Database db = sgt::Database::open(path, sgt::OpenMode::read_only);
+      std::vector<sgt::WinnerRecord> tuned = sgt::TuningStore(db).winners();
+      winners.insert(winners.end(), std::make_move_iterator(tuned.begin()),
+                     std::make_move_iterator(tuned.end()));
+    }
+    auto context = std::make_unique<sgemmContext>(std::move(winners), sgt::nearest_rules_from_env(),
+                                                  std::move(on_use), path);
     if (const char* log = std::getenv("SGEMM_DISPATCH_MISS_LOG"); log && *log) {
       context->miss_log_path = log;
       context->miss_log_on.store(true);
@@ -244,10 +270,12 @@ sgemmStatus_t sgemmDescribe(sgemmHandle_t handle, sgemmOperation_t transa, sgemm
     } else {
       const sgt::Route& route = dev.route(key);
       j["source"] = sgt::source_name(route.source);
-      j["reason"] = handle->database.empty()
+      j["reason"] = handle->database.empty() && !route.trial
                         ? "no tuning database is installed: cuBLAS serves every call"
                         : route.why;
-      if (route.source == sgt::Route::Source::cublas) {
+      if (route.trial) {
+        describe_trial(*route.trial, j);
+      } else if (route.source == sgt::Route::Source::cublas) {
         j["family"] = sgt::kCublasFamily;
         j["config"] = "";
       } else {

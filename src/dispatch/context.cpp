@@ -6,11 +6,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <set>
 
 #include "common/error.hpp"
 #include "cuda/capture_mode.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
+#include "db/database.hpp"
+#include "db/device_records.hpp"
+#include "db/tuning_store.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/templates.hpp"
 
@@ -42,6 +47,8 @@ const char* source_name(Route::Source s) {
       return "nearest";
     case Route::Source::cublas:
       return "cublas";
+    case Route::Source::on_use:
+      return "on_use";
   }
   return "cublas";
 }
@@ -63,15 +70,18 @@ int compute_major_of(int ordinal) {
 }  // namespace
 
 DeviceState::DeviceState(int ordinal, const std::vector<WinnerRecord>& winners,
-                         const NearestRules& rules)
+                         const NearestRules& rules, const OnUseSettings& on_use)
     : compute_major_(compute_major_of(ordinal)),
       rules_(rules),
+      on_use_(on_use),
       lanes_(compute_major_),
       table_(winners.size() + kMaxUntunedRoutes) {
   const DeviceInfo info = query_device(ordinal);
   limits_ = device_limits(info);
   name_ = info.name;
   arch_ = info.arch();
+  gpu_ = gpu_record(info);
+  cublas_route_.why = "tuned on use: cuBLAS was fastest";
   untracked_.key = ProblemKey{};
   untracked_.why = fmt::format(
       "more than {} untuned problems on this device: cuBLAS, without a route of its own",
@@ -179,6 +189,15 @@ bool DeviceState::fill(Route& r) {
     return !transient;
   }
   r.miss = true;
+  if (on_use_.enabled) {
+    try {
+      start_trial(r);
+      return true;
+    } catch (const Error& e) {
+      r.why = std::string("not tuned; tuning on use could not start: ") + e.what();
+      return !may_pass(e);
+    }
+  }
   // The neighbour's kernel runs this problem as compiled: at the neighbour's alignment class.
   const auto as_tuned = [&r](const TunedEntry& e) {
     ProblemKey p = r.key;
@@ -294,7 +313,7 @@ sgt::DeviceState& sgemmContext::device_state() {
   if (sgt::DeviceState* d = slot.load(std::memory_order_acquire)) return *d;
   std::lock_guard lock(devices_mutex);
   if (sgt::DeviceState* d = slot.load(std::memory_order_relaxed)) return *d;
-  auto state = std::make_unique<sgt::DeviceState>(ordinal, winners, rules);
+  auto state = std::make_unique<sgt::DeviceState>(ordinal, winners, rules, on_use);
   slot.store(state.get(), std::memory_order_release);
   sgt::DeviceState& ref = *state;
   devices[ordinal] = std::move(state);

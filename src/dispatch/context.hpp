@@ -22,6 +22,7 @@
 #include "db/records.hpp"
 #include "dispatch/lookup.hpp"
 #include "dispatch/miss_log.hpp"
+#include "dispatch/on_use_trial.hpp"
 #include "dispatch/published_table.hpp"
 #include "dispatch/stream_lanes.hpp"
 #include "jit/sgemm_kernel.hpp"
@@ -49,9 +50,9 @@ struct TunedEntry {
 };
 
 // What sgemmSgemm runs for one problem on one device. Immutable once published, except the
-// call counter of the miss log.
+// call counter of the miss log and the state of a trial (tuning on use).
 struct Route {
-  enum class Source { exact, nearest, cublas };
+  enum class Source { exact, nearest, cublas, on_use };
   Source source = Source::cublas;
   ProblemKey key;
   const SgemmKernel* kernel = nullptr;    // exact or nearest: the loaded kernel
@@ -63,6 +64,16 @@ struct Route {
   std::string why;                        // why this path
   bool miss = false;                      // not tuned: counted when the miss log is on
   mutable std::atomic<std::uint64_t> calls{0};
+  std::unique_ptr<OnUseTrial> trial;  // on_use: the contenders' timing, then the decided route
+
+  // Whether a call goes to cuBLAS (a caller with its own cuBLAS may then run it there).
+  bool serves_cublas() const {
+    if (trial) {
+      const Route* decided = trial->decided();
+      return decided && decided->source == Source::cublas;
+    }
+    return source == Source::cublas;
+  }
 };
 
 const char* source_name(Route::Source s);
@@ -85,7 +96,8 @@ class DeviceState {
   // served by cuBLAS through one shared route (and not counted by the miss log).
   static constexpr std::size_t kMaxUntunedRoutes = 4096;
 
-  DeviceState(int ordinal, const std::vector<WinnerRecord>& winners, const NearestRules& rules);
+  DeviceState(int ordinal, const std::vector<WinnerRecord>& winners, const NearestRules& rules,
+              const OnUseSettings& on_use);
   ~DeviceState();
 
   // The route of a problem: a lock-free lookup once resolved; the first call resolves it (nearest
@@ -127,6 +139,14 @@ class DeviceState {
   // The checked plan of a "cublaslt" entry's algorithm; null when this cuBLAS cannot run it.
   const CublasLtPlan* lt_plan(const TunedEntry& entry, std::string& why, bool& transient);
 
+  // Tuning on use: the trial's contenders for an untuned problem (cuBLAS, cuBLASLt's top
+  // algorithms, the nearest tuned problems' kernels whose cubins are at hand).
+  void start_trial(Route& r);
+  void run_trial(const Route& route, cudaStream_t stream, const GemmCall& call);
+  // The trial's winner into the per-user database; what happened, for sgemmDescribe.
+  std::string store_on_use(const Route& route, const OnUseDecision& decision);
+  Route& contender_route();  // a new route owned by this state, under resolve_mutex_
+
   void run_in_lane(const Route* route, cudaStream_t stream, const GemmCall& call);
   void run_captured(const Route* route, cudaStream_t stream, const GemmCall& call);
   void cublas_sgemm(cublasHandle_t handle, const GemmCall& call);
@@ -135,6 +155,8 @@ class DeviceState {
   DeviceLimits limits_;  // what launch geometries are computed for (SM count)
   int compute_major_ = 0;
   NearestRules rules_;
+  OnUseSettings on_use_;
+  GpuRecord gpu_;  // what a winner tuned on use is stored under
   std::map<ProblemKey, TunedEntry, ProblemKeyLess> exact_;
   std::vector<const TunedEntry*> pool_entries_;  // exact_ entries, in pool_ order
   std::vector<Neighbour> pool_;
@@ -147,7 +169,9 @@ class DeviceState {
   std::mutex resolve_mutex_;  // guards everything below, and inserts into table_
   PublishedTable<Route, ProblemKey, KeyOf, HashKey> table_;
   std::size_t untuned_routes_ = 0;
-  Route untracked_;  // the shared route once kMaxUntunedRoutes untuned problems have their own
+  Route untracked_;     // the shared route once kMaxUntunedRoutes untuned problems have their own
+  Route cublas_route_;  // what a trial that cuBLAS won decides for
+  std::vector<std::unique_ptr<Route>> contender_routes_;  // of the trials
   std::map<ProblemKey, Pending, ProblemKeyLess> pending_;
   std::vector<std::unique_ptr<Route>> owned_;
   std::map<const TunedEntry*, std::unique_ptr<SgemmKernel>> kernels_;
@@ -161,8 +185,11 @@ struct sgemmContext {
   static constexpr int kMaxDevices = 64;
 
   sgemmContext(std::vector<sgt::WinnerRecord> winners, sgt::NearestRules rules,
-               std::string database)
-      : winners(std::move(winners)), rules(rules), database(std::move(database)) {}
+               sgt::OnUseSettings on_use, std::string database)
+      : winners(std::move(winners)),
+        rules(rules),
+        on_use(std::move(on_use)),
+        database(std::move(database)) {}
 
   // Of the current device; built on first use there, then a lock-free load. A thread with no
   // current CUDA context gets the device's primary context made current, as the runtime would.
@@ -172,6 +199,7 @@ struct sgemmContext {
 
   std::vector<sgt::WinnerRecord> winners;
   sgt::NearestRules rules;
+  sgt::OnUseSettings on_use;
   std::string database;  // the database read; empty when none is installed (cuBLAS serves all)
   std::atomic<cudaStream_t> stream{nullptr};
   std::atomic<bool> miss_log_on{false};

@@ -30,6 +30,10 @@ void DeviceState::cublas_sgemm(cublasHandle_t handle, const GemmCall& call) {
 }
 
 void DeviceState::run(const Route* route, cudaStream_t stream, const GemmCall& call) {
+  if (route && route->trial) {  // tuning on use (on_use_routes.cpp)
+    run_trial(*route, stream, call);
+    return;
+  }
   if (route && route->kernel && route->scratch_bytes == 0) {
     route->kernel->launch(route->geometry, kernel_args(call, nullptr), stream);
     return;

@@ -27,6 +27,7 @@
 #include "jit/templates.hpp"
 #include "measure/operand_rotation.hpp"
 #include "measure/timer.hpp"
+#include "measure/winner_selection.hpp"
 #include "tuner/candidate_list.hpp"
 #include "tuner/compile_pool.hpp"
 #include "tuner/compile_prefetcher.hpp"
@@ -34,19 +35,9 @@
 #include "tuner/measurement_record.hpp"
 #include "tuner/search_strategy.hpp"
 #include "tuner/static_pruning.hpp"
-#include "tuner/winner_selection.hpp"
 #include "verify/gemm_checker.hpp"
 
 namespace sgt {
-
-GpuRecord gpu_record(const DeviceInfo& d) {
-  return {d.name, d.uuid, d.arch(), d.sm_count, d.l2_bytes, d.default_clock_khz / 1000};
-}
-
-SoftwareRecord software_record() {
-  const SoftwareInfo sw = query_software();
-  return {sw.driver, sw.runtime, sw.nvrtc, sw.cublas};
-}
 
 namespace {
 

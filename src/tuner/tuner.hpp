@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "config/tuning_settings.hpp"
 #include "cuda/device_info.hpp"
+#include "db/device_records.hpp"
 #include "db/records.hpp"
 #include "space/family.hpp"
 #include "space/problem.hpp"
@@ -119,9 +120,5 @@ class Tuner {
   class Search;  // one problem's steps
   std::unique_ptr<State> state_;
 };
-
-// GpuRecord / SoftwareRecord of the current device, as stored in the database.
-GpuRecord gpu_record(const DeviceInfo& device);
-SoftwareRecord software_record();
 
 }  // namespace sgt

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "jit/nvrtc_compiler.hpp"
-#include "tuner/winner_selection.hpp"
+#include "measure/winner_selection.hpp"
 #include "verify/tolerance.hpp"
 
 namespace sgt {

@@ -15,7 +15,7 @@ for t in unit_tests nvrtc_tests gpu_tests cublas_app sgemm-tune-test-families; d
   [[ -x "$build/tests/$t" ]] && cp "$build/tests/$t" .device-dist/tests/
 done
 cp "$build"/tests/*.so .device-dist/tests/ 2>/dev/null || true
-for b in dispatch_overhead sustained_load concurrency_table; do
+for b in dispatch_overhead sustained_load concurrency_table tune_on_use; do
   [[ -x "$build/tools/bench/$b" ]] && cp "$build/tools/bench/$b" .device-dist/bin/
 done
 # A build with MPI needs Open MPI's libraries to load (MPI itself starts only under mpirun).

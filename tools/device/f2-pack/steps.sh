@@ -3,12 +3,14 @@
 #   tests (default): every F2 GPU test, the packing points on odd leading dimensions included,
 #     the dispatcher's test of packed and split-K winners sharing a handle's workspace, and
 #     memcheck over the packing sample;
-#   cost: every packed point on the two odd public problems (cost-packed.csv), and the same points
+#   cost: every packed point on the two odd public problems (1023x1025x1027 and 257x511x129, whose
+#     odd leading dimensions F2 takes only on packed copies), and the same points
 #     in place (inplace.yaml) on their aligned twins with the same grid (cost-inplace.csv), each
 #     into its own database: packed less in place is what the copies cost. Then F2's default
 #     spaces on the twins: the best F2 could do with copies that cost nothing;
-#   large: the larger odd problems (large-odd.csv) tuned with every default space, and with the
-#     packed space alone;
+#   large: larger problems with odd leading dimensions (not in the public suite), where F2 might
+#     beat cuBLAS in place by enough to pay for the copies, tuned with every default space, and
+#     with the packed space alone;
 #   retune: the F2-served and odd public problems (retune.csv) tuned again on the shipped
 #     database with every default space, and the public suite benched on the export.
 default_phase=tests
@@ -19,7 +21,7 @@ phase_tests() {
 }
 
 phase_cost() {
-  tune_into cost-packed 200 "$dir/cost-packed.csv" "$space/f2_tma_packed.yaml" --strategy exhaustive
+  tune_into cost-packed 200 "$(shapes cost-packed 1023,1025,1027 257,511,129)" "$space/f2_tma_packed.yaml" --strategy exhaustive
   tune_into cost-inplace 200 "$dir/cost-inplace.csv" "$dir/inplace.yaml" --strategy exhaustive
   for file in f2_tma f2_tma_split_k f2_tma_stream_k; do
     tune_into "f2-best-$file" 100 "$dir/cost-inplace.csv" "$space/$file.yaml"
@@ -50,8 +52,10 @@ PY
 }
 
 phase_large() {
-  tune_into large-default 300 "$dir/large-odd.csv" "$space"
-  tune_into large-packed 200 "$dir/large-odd.csv" "$space/f2_tma_packed.yaml"
+  local odd
+  odd=$(shapes large-odd 3001,3001,3001 2047,4097,3001)
+  tune_into large-default 300 "$odd" "$space"
+  tune_into large-packed 200 "$odd" "$space/f2_tma_packed.yaml"
 }
 
 phase_retune() {

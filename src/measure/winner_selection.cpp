@@ -1,5 +1,5 @@
 // Ratios are candidate / cuBLAS, so below 1 is faster than cuBLAS.
-#include "tuner/winner_selection.hpp"
+#include "measure/winner_selection.hpp"
 
 #include <fmt/format.h>
 
