@@ -36,8 +36,8 @@ void DeviceState::start_trial(Route& r) {
       c.source = Route::Source::on_use;
       c.lt_plan = lt_plans_.back().get();
       c.scratch_bytes = kTileCounterBytes + c.lt_plan->algorithms().front().workspace_bytes;
-      contenders.push_back({kCublasLtFamily, lt_algorithm_config(algorithm.algo), &c, nullptr,
-                            kLibraryComplexity});
+      contenders.push_back(
+          {kCublasLtFamily, lt_algorithm_config(algorithm.algo), &c, nullptr, kLibraryComplexity});
     }
   } catch (const Error&) {
     // No cuBLASLt contender: the heuristic has nothing for this problem, or the library refused.
@@ -113,9 +113,9 @@ void DeviceState::run_trial(const Route& route, cudaStream_t stream, const GemmC
 }
 
 std::string DeviceState::store_on_use(const Route& route, const OnUseDecision& decision) {
-  if (on_use_.database.empty()) return "not stored: no per-user database (set SGEMM_DISPATCH_TUNE_DB)";
-  const Contender& c =
-      route.trial->contenders()[static_cast<std::size_t>(decision.winner)];
+  if (on_use_.database.empty())
+    return "not stored: no per-user database (set SGEMM_DISPATCH_TUNE_DB)";
+  const Contender& c = route.trial->contenders()[static_cast<std::size_t>(decision.winner)];
   WinnerRecord w;
   w.problem = route.key;
   w.gpu = gpu_;

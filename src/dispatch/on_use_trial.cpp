@@ -112,16 +112,16 @@ void OnUseTrial::decide() {
     }
     const Verdict v = choose_winner(finalists);
     d.winner = v.winner < 0 ? 0 : contender_of[static_cast<std::size_t>(v.winner)];
-    d.time_us = v.winner < 0 ? d.cublas_us : finalists[static_cast<std::size_t>(v.winner)].median_us;
+    d.time_us =
+        v.winner < 0 ? d.cublas_us : finalists[static_cast<std::size_t>(v.winner)].median_us;
     d.tie_band = v.tie_band;
-    d.reason = fmt::format("timed on use over {} calls of {} contenders: {}",
-                           taken_ + static_cast<int>(contenders_.size()), contenders_.size(),
-                           v.reason);
+    d.reason =
+        fmt::format("timed on use over {} calls of {} contenders: {}",
+                    taken_ + static_cast<int>(contenders_.size()), contenders_.size(), v.reason);
   }
   decision_ = d;
   const Contender& w = contenders_[static_cast<std::size_t>(d.winner)];
-  decided_.store(d.winner == 0 || !w.route ? decided_cublas_ : w.route,
-                 std::memory_order_release);
+  decided_.store(d.winner == 0 || !w.route ? decided_cublas_ : w.route, std::memory_order_release);
   // Every sample is in: the events are done with.
   for (Slot& s : slots_) {
     cudaEventDestroy(s.start);
@@ -170,7 +170,8 @@ void OnUseTrial::finish(const Turn& turn, bool ok) {
   std::lock_guard lock(mutex_);
   if (!ok) failed_[static_cast<std::size_t>(turn.contender)] = true;
   if (turn.slot < 0 || turn.slot >= static_cast<int>(slots_.size())) return;
-  slots_[static_cast<std::size_t>(turn.slot)].state = ok ? Slot::State::recorded : Slot::State::free;
+  slots_[static_cast<std::size_t>(turn.slot)].state =
+      ok ? Slot::State::recorded : Slot::State::free;
 }
 
 std::optional<OnUseDecision> OnUseTrial::decision() const {

@@ -29,10 +29,11 @@ struct TunedEntry;
 struct OnUseSettings {
   bool enabled = false;
   std::string database;  // the per-user database the winners go to and are read from
-  int timed_rounds = 2;  // after one untimed warm-up round (module loads, first launches)
+  // Five contenders at most, in four rounds: decided by a problem's 21st call.
+  int timed_rounds = 3;  // after one untimed warm-up round (module loads, first launches)
   int lt_algorithms = 2;
-  int kernels = 3;
-  double min_spread = 0.02;  // the gate's spread is at least this (one warm sample per round)
+  int kernels = 2;
+  double min_spread = 0.03;  // the gate's spread is at least this (three samples each)
 };
 
 // SGEMM_DISPATCH_TUNE (1: on) and SGEMM_DISPATCH_TUNE_DB (default: default_on_use_database()).
@@ -100,9 +101,9 @@ class OnUseTrial {
   };
 
   // Under mutex_:
-  void poll();           // takes the samples whose events finished
-  bool all_in() const;   // every contender that did not fail has every timed sample
-  void decide();         // once all_in()
+  void poll();            // takes the samples whose events finished
+  bool all_in() const;    // every contender that did not fail has every timed sample
+  void decide();          // once all_in()
   int free_slot() const;  // -1 when none
 
   std::vector<Contender> contenders_;

@@ -183,10 +183,9 @@ double speedup(Operands& x, sgemmHandle_t h, cublasHandle_t cublas, cudaStream_t
 
 std::string describe(sgemmHandle_t h, const sgt::ProblemKey& p) {
   char buf[8192];
-  const sgemmStatus_t st = sgemmDescribe(
-      h, p.transa == sgt::Op::N ? SGEMM_OP_N : SGEMM_OP_T,
-      p.transb == sgt::Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, buf,
-      sizeof buf);
+  const sgemmStatus_t st = sgemmDescribe(h, p.transa == sgt::Op::N ? SGEMM_OP_N : SGEMM_OP_T,
+                                         p.transb == sgt::Op::N ? SGEMM_OP_N : SGEMM_OP_T, p.m, p.n,
+                                         p.k, p.lda, p.ldb, p.ldc, buf, sizeof buf);
   return st == SGEMM_STATUS_SUCCESS ? std::string(buf) : std::string("{}");
 }
 
@@ -278,8 +277,7 @@ int run(int argc, char** argv) {
   fmt::print(
       "\n{} problems: geomean speed-up over cuBLAS offline {:.3f}, on use after {} calls {:.3f} "
       "({:.1f}% of offline); largest stall {:.1f} ms; wrong results {}\n",
-      rows.size(), g_offline, args.calls, g_on_use, 100 * g_on_use / g_offline, worst_stall,
-      wrong);
+      rows.size(), g_offline, args.calls, g_on_use, 100 * g_on_use / g_offline, worst_stall, wrong);
   if (!args.json.empty()) {
     std::ofstream out(args.json);
     out << nlohmann::json{{"problems", rows},
@@ -297,4 +295,6 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return tool_main("tune_on_use", [&] { return run(argc, argv); }); }
+int main(int argc, char** argv) {
+  return tool_main("tune_on_use", [&] { return run(argc, argv); });
+}

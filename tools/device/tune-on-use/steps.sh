@@ -6,9 +6,8 @@
 #     floor(j * rows / 20)), removed from $DB (default .device-state/new.db, a database that
 #     tuned the public suite and the sweep on this GPU model): the first 20 calls checked against
 #     cuBLAS, then the route they settled on against the offline winner's, and the stall;
-#   overhead: tools/bench/dispatch_overhead (host cost of a warm call) with this build's
-#     libsgemm_dispatch and with the one in .device-old/lib (a build before tuning on use),
-#     three times each, alternating.
+#   overhead: tools/bench/dispatch_overhead (host cost of a warm call), three times, against the
+#     figures before tuning on use in docs/dispatcher.md ("Overhead").
 default_phase=tests
 
 phase_tests() {
@@ -17,7 +16,15 @@ phase_tests() {
 }
 
 phase_heldout() {
-  local db=${DB:-.device-state/new.db}
+  local db=${DB:-.device-state/new.db} gpu
+  # Winners are per GPU model: a database of another model would leave both handles on cuBLAS.
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  if ! python3 -c 'import sqlite3, sys
+print("\n".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT DISTINCT gpu_name FROM winners")))' \
+    "$db" | grep -qxF "$gpu"; then
+    echo "heldout: $db holds no winners of the $gpu; skipped"
+    return 0
+  fi
   grep -v '^#' configs/shapes/sweep.csv | awk -v want=20 '
     NR == 1 { print; next }
     { rows[++n] = $0 }
@@ -30,11 +37,7 @@ phase_heldout() {
 phase_overhead() {
   local run
   for run in 1 2 3; do
-    timed "overhead-new-$run" timeout 60 dispatch_overhead
-    (
-      export LD_LIBRARY_PATH=$PWD/.device-old/lib:$LD_LIBRARY_PATH
-      timed "overhead-old-$run" timeout 60 dispatch_overhead
-    )
+    timed "overhead-$run" timeout 60 dispatch_overhead
   done
-  head -40 "$res"/overhead-*.json
+  grep -h "sgemmSgemm\|bare" "$res"/overhead-*.json
 }
