@@ -110,10 +110,16 @@ phase_profile() {
   for row in "${rows[@]}"; do
     local list name=${row//,/x}
     list=$(shapes "p-$name" "$row")
-    timeout 150 ncu --clock-control none --launch-skip 40 --launch-count 12 \
+    # The route's own kernels (sgemm_*) and cuBLAS's, each in a window of its own: one window
+    # over the interleaved rounds lands on whichever kernels come first.
+    timeout 150 ncu --clock-control none --kernel-name regex:"^sgemm_" --launch-skip 8 --launch-count 6 \
       --section SpeedOfLight --section LaunchStats --section Occupancy \
       --section MemoryWorkloadAnalysis --section WarpStateStats \
       sgemm-tune bench --shapes "$list" --db "$db" --lt-algos 0 > "$res/ncu-$name.txt" 2>&1
+    timeout 150 ncu --clock-control none --kernel-name regex:"xmma|cutlass|gemv" --launch-skip 8 --launch-count 6 \
+      --section SpeedOfLight --section LaunchStats --section Occupancy \
+      --section MemoryWorkloadAnalysis --section WarpStateStats \
+      sgemm-tune bench --shapes "$list" --db "$db" --lt-algos 0 >> "$res/ncu-$name.txt" 2>&1
     echo "== $name: ncu exit $?"
     grep -E "^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Registers Per|Grid Size|Block Size|Achieved Occupancy|Warp Cycles Per Issued" \
       "$res/ncu-$name.txt" | head -40
