@@ -48,10 +48,7 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw sgt::Error(sgt::ErrorKind::invalid_value, flag + " needs a value");
-    const std::string value = argv[++i];
+  for_each_option(argc, argv, [&a](const std::string& flag, const std::string& value) {
     if (flag == "--db")
       a.db = value;
     else if (flag == "--shapes")
@@ -66,7 +63,7 @@ Args parse_args(int argc, char** argv) {
       a.sample_ms = std::stoi(value);
     else
       throw sgt::Error(sgt::ErrorKind::invalid_value, "unknown option " + flag);
-  }
+  });
   if (a.db.empty() || a.shapes.empty())
     throw sgt::Error(sgt::ErrorKind::invalid_value,
                      "usage: sustained_load --db DB --shapes FILE [--seconds 3] [--phases 2] "

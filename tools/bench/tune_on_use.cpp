@@ -43,10 +43,7 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw Error(ErrorKind::invalid_value, flag + " needs a value");
-    const std::string value = argv[++i];
+  for_each_option(argc, argv, [&a](const std::string& flag, const std::string& value) {
     if (flag == "--db")
       a.db = value;
     else if (flag == "--shapes")
@@ -59,7 +56,7 @@ Args parse_args(int argc, char** argv) {
       a.rounds = std::stoi(value);
     else
       throw Error(ErrorKind::invalid_value, "unknown option " + flag);
-  }
+  });
   if (a.db.empty() || a.shapes.empty() || a.calls < 1 || a.rounds < 1)
     throw Error(ErrorKind::invalid_value,
                 "usage: tune_on_use --db TUNED.db --shapes HELD_OUT.csv [--calls 20] "
