@@ -8,9 +8,6 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
-#include "measure/measurement.hpp"
-#include "measure/statistics.hpp"
-#include "measure/winner_selection.hpp"
 
 namespace sgt {
 
@@ -31,16 +28,22 @@ OnUseSettings on_use_settings_from_env() {
   return s;
 }
 
+namespace {
+
+std::vector<int> complexities(const std::vector<Contender>& contenders) {
+  std::vector<int> out;
+  for (const Contender& c : contenders) out.push_back(c.complexity);
+  return out;
+}
+
+}  // namespace
+
 OnUseTrial::OnUseTrial(std::vector<Contender> contenders, const Route* decided_cublas,
                        const OnUseSettings& settings)
-    : contenders_(std::move(contenders)), decided_cublas_(decided_cublas), settings_(settings) {
-  const int n = static_cast<int>(contenders_.size());
-  const int rounds = std::max(1, settings_.timed_rounds);
-  times_us_.assign(contenders_.size(), std::vector<double>(static_cast<std::size_t>(rounds), -1));
-  failed_.assign(contenders_.size(), false);
-  for (int round = 0; round <= rounds; ++round)
-    for (int c = 0; c < n; ++c) to_issue_.push_back({c, round});
-  slots_.resize(static_cast<std::size_t>(n * rounds));
+    : contenders_(std::move(contenders)),
+      decided_cublas_(decided_cublas),
+      schedule_(complexities(contenders_), settings.timed_rounds, settings.min_spread) {
+  slots_.resize(static_cast<std::size_t>(schedule_.samples()));
   for (Slot& s : slots_) {
     SGT_CUDA_CHECK(cudaEventCreate(&s.start));
     SGT_CUDA_CHECK(cudaEventCreate(&s.end));
@@ -60,6 +63,12 @@ int OnUseTrial::free_slot() const {
   return -1;
 }
 
+bool OnUseTrial::in_flight() const {
+  for (const Slot& s : slots_)
+    if (s.state != Slot::State::free) return true;
+  return false;
+}
+
 void OnUseTrial::poll() {
   for (Slot& s : slots_) {
     if (s.state != Slot::State::recorded) continue;
@@ -70,58 +79,19 @@ void OnUseTrial::poll() {
       continue;
     }
     float ms = 0;
-    if (done == cudaSuccess && cudaEventElapsedTime(&ms, s.start, s.end) == cudaSuccess) {
-      times_us_[s.sample.contender][s.sample.round - 1] = 1000.0 * ms;
-      ++taken_;
-    } else {
-      failed_[s.sample.contender] = true;
-    }
+    if (done == cudaSuccess && cudaEventElapsedTime(&ms, s.start, s.end) == cudaSuccess)
+      schedule_.taken(s.sample, 1000.0 * ms);
+    else
+      schedule_.failed(s.sample.contender);
     s.state = Slot::State::free;
   }
 }
 
-bool OnUseTrial::all_in() const {
-  for (std::size_t c = 0; c < contenders_.size(); ++c) {
-    if (failed_[c]) continue;
-    for (const double t : times_us_[c])
-      if (t < 0) return false;
-  }
-  for (const Slot& s : slots_)
-    if (s.state != Slot::State::free) return false;
-  return true;
-}
-
 void OnUseTrial::decide() {
-  OnUseDecision d;
-  const std::vector<double>& cublas = times_us_[0];
-  if (failed_[0]) {
-    d.reason = "cuBLAS could not be timed: cuBLAS";
-  } else {
-    d.cublas_us = median(cublas);
-    std::vector<Finalist> finalists;
-    std::vector<int> contender_of;
-    for (std::size_t c = 1; c < contenders_.size(); ++c) {
-      if (failed_[c]) continue;
-      std::vector<double> ratios;
-      for (std::size_t r = 0; r < cublas.size(); ++r) ratios.push_back(times_us_[c][r] / cublas[r]);
-      const RatioSummary summary = summarize_ratios(ratios);
-      finalists.push_back({median(times_us_[c]), summary.median,
-                           std::max(summary.spread, settings_.min_spread),
-                           contenders_[c].complexity});
-      contender_of.push_back(static_cast<int>(c));
-    }
-    const Verdict v = choose_winner(finalists);
-    d.winner = v.winner < 0 ? 0 : contender_of[static_cast<std::size_t>(v.winner)];
-    d.time_us =
-        v.winner < 0 ? d.cublas_us : finalists[static_cast<std::size_t>(v.winner)].median_us;
-    d.tie_band = v.tie_band;
-    d.reason =
-        fmt::format("timed on use over {} calls of {} contenders: {}",
-                    taken_ + static_cast<int>(contenders_.size()), contenders_.size(), v.reason);
-  }
-  decision_ = d;
-  const Contender& w = contenders_[static_cast<std::size_t>(d.winner)];
-  decided_.store(d.winner == 0 || !w.route ? decided_cublas_ : w.route, std::memory_order_release);
+  decision_ = schedule_.decide();
+  const Contender& w = contenders_[static_cast<std::size_t>(decision_->winner)];
+  decided_.store(decision_->winner == 0 || !w.route ? decided_cublas_ : w.route,
+                 std::memory_order_release);
   // Every sample is in: the events are done with.
   for (Slot& s : slots_) {
     cudaEventDestroy(s.start);
@@ -138,28 +108,26 @@ OnUseTrial::Turn OnUseTrial::begin() {
     return t;
   }
   poll();
-  while (!to_issue_.empty() && failed_[to_issue_.front().contender]) to_issue_.pop_front();
-  if (to_issue_.empty()) {
-    if (all_in()) {
+  const std::optional<OnUseSchedule::Sample> next = schedule_.next();
+  if (!next) {
+    if (schedule_.all_in() && !in_flight()) {
       decide();
       t.contender = decision_->winner;
       t.decision = decision_;
     }
     return t;  // else cuBLAS, untimed, until the samples on the GPU are in
   }
-  const Sample next = to_issue_.front();
-  if (next.round == 0) {  // warm-up: untimed
-    to_issue_.pop_front();
-    t.contender = next.contender;
+  t.contender = next->contender;
+  if (next->round == 0) return t;  // warm-up: untimed
+  const int slot = free_slot();
+  if (slot < 0) {  // every slot in flight: this call goes to cuBLAS, the sample comes later
+    schedule_.put_back(*next);
+    t.contender = 0;
     return t;
   }
-  const int slot = free_slot();
-  if (slot < 0) return t;
-  to_issue_.pop_front();
   Slot& s = slots_[static_cast<std::size_t>(slot)];
-  s.sample = next;
+  s.sample = *next;
   s.state = Slot::State::issued;
-  t.contender = next.contender;
   t.slot = slot;
   t.start = s.start;
   t.end = s.end;
@@ -168,7 +136,7 @@ OnUseTrial::Turn OnUseTrial::begin() {
 
 void OnUseTrial::finish(const Turn& turn, bool ok) {
   std::lock_guard lock(mutex_);
-  if (!ok) failed_[static_cast<std::size_t>(turn.contender)] = true;
+  if (!ok) schedule_.failed(turn.contender);
   if (turn.slot < 0 || turn.slot >= static_cast<int>(slots_.size())) return;
   slots_[static_cast<std::size_t>(turn.slot)].state =
       ok ? Slot::State::recorded : Slot::State::free;
@@ -181,11 +149,9 @@ std::optional<OnUseDecision> OnUseTrial::decision() const {
 
 std::string OnUseTrial::describe() const {
   std::lock_guard lock(mutex_);
-  if (!decision_) {
-    const int samples = static_cast<int>(contenders_.size()) * settings_.timed_rounds;
+  if (!decision_)
     return fmt::format("not tuned; tuning on use: {} contenders, {} of {} timed samples in",
-                       contenders_.size(), taken_, samples);
-  }
+                       contenders_.size(), schedule_.samples_in(), schedule_.samples());
   const Contender& w = contenders_[static_cast<std::size_t>(decision_->winner)];
   return fmt::format("tuned on use: {}{}{} ({}){}{}", w.family, w.config.empty() ? "" : " ",
                      w.config, decision_->reason, note_.empty() ? "" : "; ", note_);

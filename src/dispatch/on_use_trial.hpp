@@ -14,12 +14,13 @@
 
 #include <atomic>
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "dispatch/on_use_schedule.hpp"
 
 namespace sgt {
 
@@ -49,13 +50,6 @@ struct Contender {
   const Route* route = nullptr;       // what a call runs; null: cuBLAS through the stream's lane
   const TunedEntry* entry = nullptr;  // an own kernel: the tuned neighbour whose kernel it is
   int complexity = 0;                 // ties go to the lower (cuBLASLt: kLibraryComplexity)
-};
-
-// What a trial decided, for the store and for sgemmDescribe.
-struct OnUseDecision {
-  int winner = 0;  // index into contenders(); 0: cuBLAS
-  double time_us = 0, cublas_us = 0, tie_band = 0;
-  std::string reason;
 };
 
 class OnUseTrial {
@@ -91,32 +85,25 @@ class OnUseTrial {
   std::optional<OnUseDecision> decision() const;
 
  private:
-  struct Sample {
-    int contender = 0, round = 0;
-  };
-  struct Slot {
-    Sample sample;
+  struct Slot {  // the events of one timed sample
+    OnUseSchedule::Sample sample;
     cudaEvent_t start = nullptr, end = nullptr;
     enum class State { free, issued, recorded } state = State::free;
   };
 
   // Under mutex_:
-  void poll();            // takes the samples whose events finished
-  bool all_in() const;    // every contender that did not fail has every timed sample
-  void decide();          // once all_in()
-  int free_slot() const;  // -1 when none
+  void poll();             // takes the samples whose events finished
+  bool in_flight() const;  // a slot is issued or recorded
+  void decide();           // once every sample is in
+  int free_slot() const;   // -1 when none
 
   std::vector<Contender> contenders_;
   const Route* decided_cublas_;
-  OnUseSettings settings_;
   std::atomic<const Route*> decided_{nullptr};
 
   mutable std::mutex mutex_;
-  std::deque<Sample> to_issue_;                // warm-ups (round 0) first, then the timed rounds
-  std::vector<Slot> slots_;                    // events of the samples in flight
-  std::vector<std::vector<double>> times_us_;  // [contender][round - 1]; negative: not yet in
-  std::vector<bool> failed_;
-  int taken_ = 0;                          // timed samples in
+  OnUseSchedule schedule_;
+  std::vector<Slot> slots_;
   std::optional<OnUseDecision> decision_;  // once decided
   std::string note_;
 };
