@@ -15,7 +15,8 @@ OnUseSchedule::OnUseSchedule(std::vector<int> complexities, int timed_rounds, do
       rounds_(std::max(1, timed_rounds)),
       min_spread_(min_spread) {
   const int n = static_cast<int>(complexities_.size());
-  times_us_.assign(complexities_.size(), std::vector<double>(static_cast<std::size_t>(rounds_), -1));
+  times_us_.assign(complexities_.size(),
+                   std::vector<double>(static_cast<std::size_t>(rounds_), -1));
   failed_.assign(complexities_.size(), false);
   for (int round = 0; round <= rounds_; ++round)
     for (int c = 0; c < n; ++c) to_issue_.push_back({c, round});
