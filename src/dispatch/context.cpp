@@ -6,16 +6,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <set>
 
 #include "common/error.hpp"
 #include "cuda/capture_mode.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
-#include "db/database.hpp"
 #include "db/device_records.hpp"
-#include "db/tuning_store.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/templates.hpp"
 

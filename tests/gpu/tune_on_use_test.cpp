@@ -193,6 +193,32 @@ TEST_F(TuneOnUse, EightThreadsOnStreamsOfTheirOwnAreRightDuringTheTrial) {
   EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
 }
 
+TEST_F(TuneOnUse, CallsAlternatingBetweenTwoStreamsAreRightDuringTheTrial) {
+  // One thread, two streams, each with its own C; nothing waits between calls, so the trial's
+  // samples are in flight on both streams at once.
+  const Operands x(testing::make_aligned_problem(Op::T, Op::T, 610, 330, 450), 5);
+  sgemmHandle_t h = create(true);
+  cudaStream_t s[2];
+  DeviceBuffer<float> c[2] = {DeviceBuffer<float>(x.c0.size()), DeviceBuffer<float>(x.c0.size())};
+  for (int i = 0; i < 2; ++i) {
+    SGT_CUDA_CHECK(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking));
+    SGT_CUDA_CHECK(cudaMemcpy(c[i].get(), x.c0.data(), x.c0.size() * 4, cudaMemcpyHostToDevice));
+  }
+  constexpr int kCalls = 30;
+  for (int call = 0; call < kCalls; ++call)
+    ASSERT_EQ(x.call(h, s[call % 2], c[call % 2].get()), SGEMM_STATUS_SUCCESS) << call;
+  std::vector<double> want(x.c0.begin(), x.c0.end());
+  for (int i = 0; i < kCalls / 2; ++i) x.step(want);
+  for (int i = 0; i < 2; ++i) {
+    std::vector<float> got(x.c0.size());
+    SGT_CUDA_CHECK(cudaStreamSynchronize(s[i]));
+    SGT_CUDA_CHECK(cudaMemcpy(got.data(), c[i].get(), got.size() * 4, cudaMemcpyDeviceToHost));
+    EXPECT_LT(x.error(got, want), 1e-5) << "stream " << i;
+    SGT_CUDA_CHECK(cudaStreamDestroy(s[i]));
+  }
+  EXPECT_EQ(sgemmDestroy(h), SGEMM_STATUS_SUCCESS);
+}
+
 TEST_F(TuneOnUse, NothingIsTimedInsideAGraphCapture) {
   const Operands x(testing::make_aligned_problem(Op::T, Op::N, 300, 260, 420), 3);
   sgemmHandle_t h = create(true);
