@@ -22,6 +22,10 @@ struct KSplit {
 // The slices of K for at most `splits_wanted` splits of BK-multiples (one slice: no split).
 KSplit split_k(const ProblemKey& p, int splits_wanted, int bk);
 
+// The SPLITK define of a split-K template: the kernels take the split count at launch
+// (SgemmArgs::k_splits) and test the define only for > 1, so every split count shares one compile.
+constexpr int split_k_define(int splitk) { return splitk > 1 ? 2 : 1; }
+
 // Output tiles of bm x bn covering the problem's m x n.
 std::int64_t tile_count(const ProblemKey& p, int bm, int bn);
 

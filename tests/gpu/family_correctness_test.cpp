@@ -273,6 +273,32 @@ std::vector<Knobs> f4_both_policy_configs() {
   return out;
 }
 
+// Family F1's deep splits (16-64 slices of K summed by sgemm_reduce): the default space's points
+// with the deepest split, on small output grids over a long K (a K that is no multiple of BK, one
+// row, one column), all four transposes, padded leading dimensions and misaligned pointers.
+TEST(F1DeepSplit, LongKSmallOutputsAllTransposesPaddedAndMisaligned) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f1_simt");
+  std::vector<Knobs> deep;
+  for (const Knobs& k : testing::default_space_configs(family))
+    if (k.at("SPLITK") >= 16 && k.at("REDUCE") == 0) deep.push_back(k);
+  ASSERT_FALSE(deep.empty()) << "the default space of f1_simt has no split of 16 or more";
+  const std::vector<Knobs> configs = sample(deep, 3);
+  std::vector<testing::Case> cases = padded_and_misaligned(
+      configs, {{95, 72, 20011}, {1, 130, 9000}, {130, 1, 9000}, {200, 70, 3001}});
+  const int splits = split_cases(family, cases);
+  EXPECT_GE(splits, static_cast<int>(cases.size()) / 2) << "too few cases split K";
+  EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [&](const testing::Case& c) {
+    return family.geometry(c.knobs, c.problem, testing::gpu_limits()).k_splits >= 16;
+  })) << "no case splits K 16 ways or more";
+  const auto implementable = std::count_if(cases.begin(), cases.end(), [&](const testing::Case& c) {
+    return family.cannot_implement(c.knobs, c.problem).empty();
+  });
+  EXPECT_EQ(implementable, static_cast<long>(cases.size()));
+  EXPECT_EQ(expect_correct(family, cases), implementable);
+  RecordProperty("split_cases", splits);
+}
+
 TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "config/search_space.hpp"
 #include "sgemm_args.h"
@@ -130,7 +132,7 @@ TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
   auto has = [&](const std::string& s) { return std::find(d.begin(), d.end(), s) != d.end(); };
   EXPECT_TRUE(has("-DBM=128"));
   EXPECT_TRUE(has("-DBK=8"));
-  EXPECT_TRUE(has("-DSPLITK=4"));
+  EXPECT_TRUE(has("-DSPLITK=2"));  // the count comes at launch
   EXPECT_TRUE(has("-DMIN_BLOCKS=1"));
   EXPECT_TRUE(has("-DTRANS_A=1"));
   EXPECT_TRUE(has("-DTRANS_B=0"));
@@ -266,15 +268,30 @@ TEST(F1SimtFamily, DefaultSpaceIsSmallAndValid) {
   EXPECT_EQ(space.families[0].family, &f1());
   const Enumeration e = enumerate(space, DeviceLimits{});
   EXPECT_GE(e.valid.size(), 50u);
-  EXPECT_LE(e.valid.size(), 400u);  // every point is one NVRTC compile per problem class
-  bool has_split = false, has_large = false;
+  // Every distinct set of defines is one NVRTC compile per problem class.
+  std::set<std::vector<std::string>> compiles;
+  bool has_split = false, has_deep_split = false, has_large = false;
   for (const Candidate& c : e.valid) {
     EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
+    compiles.insert(f1().defines(c.knobs, problem(300, 200, 40000)));
     has_split |= knob(c.knobs, "SPLITK") > 1;
+    has_deep_split |= knob(c.knobs, "SPLITK") >= 32;
     has_large |= knob(c.knobs, "TM") * knob(c.knobs, "TN") == 128;
   }
+  EXPECT_LE(compiles.size(), 400u);
+  EXPECT_LT(compiles.size(), e.valid.size());  // split counts share a compile
   EXPECT_TRUE(has_split);
+  EXPECT_TRUE(has_deep_split);
   EXPECT_TRUE(has_large);
+}
+
+TEST(F1SimtFamily, EverySplitCountSharesOneCompile) {
+  const ProblemKey p = problem(356, 72, 32827);
+  const auto two = f1().defines(with(base(), "SPLITK", 2), p);
+  EXPECT_EQ(f1().defines(with(base(), "SPLITK", 32), p), two);
+  EXPECT_NE(f1().defines(base(), p), two);  // one slice: no split code at all
+  // The count itself reaches the kernel at launch.
+  EXPECT_EQ(f1().geometry(with(base(), "SPLITK", 32), p, kDevice).k_splits, 32);
 }
 
 TEST(F1SimtFamily, FusedReduceSpaceIsValidAndSplitsInTheKernel) {

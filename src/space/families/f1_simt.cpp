@@ -155,7 +155,8 @@ class F1Simt final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "REDUCE") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+      if (n != "REDUCE" && n != "SPLITK") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    out.push_back(fmt::format("-DSPLITK={}", split_k_define(knob(knobs, "SPLITK"))));
     out.push_back(fmt::format("-DREDUCE={}", reduce_of(knobs)));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));

@@ -174,7 +174,7 @@ class F2Tma final : public Family {
     for (const std::string& n : names())
       if (n != "SPLITK" && n != "STREAMK" && n != "PACK")
         out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
-    out.push_back(fmt::format("-DSPLITK={}", Shape(knobs).splitk));
+    out.push_back(fmt::format("-DSPLITK={}", split_k_define(Shape(knobs).splitk)));
     out.push_back(fmt::format("-DSTREAMK={}", Shape(knobs).streamk));
     // The kernel reads A and B through TMA (in place or packed); only C keeps the problem's
     // alignment. PACK = 1 is the launch's business, so packed and in-place share a kernel.
