@@ -1,7 +1,7 @@
 # The GPU test tier and compute-sanitizer on the GPU machine.
-#   tier (default): every GPU test (FILTER: a gtest filter instead; TEST_TIMEOUT, default 170 s),
-#     memcheck and racecheck over the edge-shape sample of every family, and the compile
-#     throughput of tune --compile-only on all cores, cold and warm cache;
+#   tests: every GPU test (FILTER: a gtest filter instead; TEST_TIMEOUT, default 170 s);
+#   tier (default): the tests, then memcheck and racecheck over the edge-shape sample of every
+#     family, and the compile throughput of tune --compile-only on all cores, cold and warm cache;
 #   tune: SHAPES (default configs/shapes/quick.csv) tuned with SETTINGS (default
 #     configs/measure.yaml; TUNE_ARGS: more tune options) into a fresh database, listed, and its
 #     candidates counted by family and outcome;
@@ -9,8 +9,12 @@
 #     misaligned pointers, every transpose); racecheck of f1_simt does not finish in its box.
 default_phase=tier
 
-phase_tier() {
+phase_tests() {
   gpu_tests gpu-tests "${FILTER:-*}" "${TEST_TIMEOUT:-170}"
+}
+
+phase_tier() {
+  phase_tests
   sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/*' 70 memcheck-sample
   sanitize racecheck 'Families/FamilyCorrectness.SanitizerSample/f4_skinny' 60 racecheck-sample-f4
   sanitize racecheck 'Families/FamilyCorrectness.SanitizerSample/f1_simt' 130 racecheck-sample-f1
