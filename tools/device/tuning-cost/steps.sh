@@ -9,6 +9,9 @@
 #     settings before screening by sample count: $OLD_SETTINGS), into its own database;
 #   bench: the dozen benched on both databases (the new one twice, two processes: repeatability);
 #   repeat: the dozen benched twice on the new database only (repeatability, no old database);
+#   placement: the dozen's two microsecond problems (NN 9x37x53, 27x54x17), each listed 4 times,
+#     benched in two processes: each row allocates its own operands, so the rows of one process
+#     tell an offset that follows the placement of the data from one that follows the process;
 #   suites: the sweep and the public suite (or $SUITES) benched on the new database against cuBLAS
 #     and cuBLASLt's best of 8 (what the database that tuning made serves), each within
 #     $BENCH_SECONDS;
@@ -90,6 +93,17 @@ phase_repeat() {
   done
   python3 tools/bench/tuning_cost.py compare "$res/bench-new-1.data.json" \
     "$res/bench-new-1.data.json" "$res/bench-new-2.data.json" | tail -1
+}
+
+phase_placement() {
+  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  local list run
+  list=$(shapes placement 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17)
+  for run in 1 2; do
+    timed "placement-$run" timeout 120 sgemm-tune bench --shapes "$list" --db "$work/new.db" \
+      --json "$res/placement-$run.data.json"
+    grep -E '^NN' "$res/placement-$run.json" | cut -c1-90
+  done
 }
 
 phase_suites() {
