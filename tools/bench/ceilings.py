@@ -1,61 +1,79 @@
 #!/usr/bin/env python3
-"""Upper bounds on each public problem's ratio (cuBLAS time / dispatcher time) under the
-project's timing, from quantities measured on the H200, next to the ratios a bench measured.
+"""Each problem's ceiling under the project's timing, next to what a bench measured, and the
+geomeans per class (the shape list's class column; `sgemm-tune bench` keeps it as each problem's
+label).
 
-usage: ceilings.py BENCH_JSON   (the --json output of `sgemm-tune bench` over the public suite)
+usage: ceilings.py BENCH_JSON [--rows] [--stream-tbps X]   (BENCH_JSON: `sgemm-tune bench --json`)
 
 A problem's fastest plausible time is FLOOR_US + max(2mnk / (FP32_SHARE * peak),
-4 (mk + kn + mn) / STREAM_TBPS): the fixed cost every cold-flush sample carries, plus the
-multiply at the best FP32 share any SIMT kernel reached here, or the operands streamed once at
-the best rate any kernel reached here. Its ratio ceiling is cuBLAS's measured time over that.
+4 (mk + kn + mn) / copy rate): the fixed cost every cold-flush sample carries, plus the multiply
+at the best FP32 share any SIMT kernel reached, or the operands streamed once at the copy rate.
+The peak and the copy rate are the bench's own (`peak_tflops`: FP32 at the clock it read;
+`copy_tbps`: a device-to-device copy it timed; --stream-tbps sets another rate, such as 3.9, the
+best streaming rate a kernel reached on the H200, which issue 28's table used). Per class:
+  vs cuBLAS        geomean of cuBLAS's time over the dispatcher's, timed in the same rounds;
+  vs Lt best       the same against the fastest of cuBLASLt's verified heuristic algorithms;
+  own              problems the dispatcher served with its own kernel or a cuBLASLt algorithm;
+  cuBLAS/ceiling   how far cuBLAS is from the ceiling (issue 28's table);
+  ceiling/tuned    the fraction of the ceiling the dispatcher reached.
 """
 import json
 import math
 import sys
 
-FLOOR_US = 4.6        # cuBLAS on 8x8x8 under cold-flush (../2026-12-02-f1-reduce/floor-cold-flush.txt)
-PEAK = 66.9e12        # FP32 at 1980 MHz: 132 SMs x 128 lanes x 2 FLOP
-FP32_SHARE = 0.81     # F2 on 8192^3 (80.9%), the best share measured
-STREAM_TBPS = 3.9     # F4 on 32000x16x4096: 524 MB in 139.2 - 4.6 us (../2026-12-03-skinny-profile/)
-
-# The issue's classes (issue 3), by (transposes, m, n, k).
-CLASSES = {
-    "large": [("NN", 2048, 2048, 2048), ("NN", 4096, 4096, 4096), ("NN", 8192, 8192, 8192),
-              ("NN", 4096, 2048, 11008), ("NN", 11008, 2048, 4096), ("NN", 4096, 128, 4096),
-              ("NN", 12288, 2048, 4096), ("TN", 4096, 4096, 4096), ("NT", 4096, 4096, 4096)],
-    "medium": [("NN", 1000, 1300, 700), ("NN", 1023, 1025, 1027), ("NN", 3000, 3000, 3000),
-               ("NN", 100, 10000, 1000), ("NN", 1024, 1024, 1024)],
-    "small": [("NN", 512, 512, 512), ("NN", 257, 511, 129), ("NN", 64, 64, 65536),
-              ("NN", 65536, 64, 64), ("NN", 8192, 8192, 64)],
-    "skinny": [("NN", 4096, 16, 4096), ("NN", 4096, 1, 4096), ("NN", 32000, 16, 4096)],
-}
+FLOOR_US = 4.6     # cuBLAS on 8x8x8 under cold-flush (docs/findings.md, "The floor ...")
+FP32_SHARE = 0.81  # F2 on 8192^3 (80.9% of FP32 peak), the best share measured
 
 
 def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def main(path):
+def ceiling_us(p, peak_tflops, copy_tbps):
+    m, n, k = p["m"], p["n"], p["k"]
+    compute_us = 2.0 * m * n * k / (FP32_SHARE * peak_tflops * 1e12) * 1e6
+    stream_us = 4.0 * (m * k + k * n + m * n) / (copy_tbps * 1e12) * 1e6
+    return FLOOR_US + max(compute_us, stream_us)
+
+
+def lt_ratio(p):
+    lt = p.get("cublaslt") or {}
+    best = lt.get("best_us")
+    return best / p["tuned_us"] if best else None
+
+
+def main(path, rows_too, stream_tbps):
     bench = json.load(open(path))
-    rows = {}
-    print(f"{'problem':<22} {'cuBLAS us':>10} {'ceiling us':>10} {'max ratio':>9} {'measured':>9}")
+    peak, copy = bench["peak_tflops"], stream_tbps or bench["copy_tbps"]
+    print(f"{bench['device']}: FP32 peak {peak:.1f} TFLOP/s, streaming {copy:.2f} TB/s, "
+          f"floor {FLOOR_US} us, FP32 share {FP32_SHARE}")
+    classes = {}
     for p in bench["problems"]:
-        m, n, k = p["m"], p["n"], p["k"]
-        key = (p["transa"] + p["transb"], m, n, k)
-        compute_us = 2.0 * m * n * k / (FP32_SHARE * PEAK) * 1e6
-        stream_us = 4.0 * (m * k + k * n + m * n) / (STREAM_TBPS * 1e12) * 1e6
-        ceiling_us = FLOOR_US + max(compute_us, stream_us)
-        rows[key] = (p["cublas_us"] / ceiling_us, p["ratio"])
-        print(f"{key[0]} {m}x{n}x{k:<12} {p['cublas_us']:>10.2f} {ceiling_us:>10.2f} "
-              f"{rows[key][0]:>9.2f} {p['ratio']:>9.3f}")
-    print()
-    for name, keys in [("all", list(rows))] + list(CLASSES.items()):
-        sel = [rows[key] for key in keys if key in rows]
-        print(f"{name:<7} {len(sel):>2} problems: ceiling geomean {geomean([c for c, _ in sel]):.3f}, "
-              f"measured {geomean([r for _, r in sel]):.3f}")
+        c = ceiling_us(p, peak, copy)
+        row = {"ratio": p["ratio"], "lt": lt_ratio(p), "own": p["route"]["family"] != "cublas",
+               "cublas_gap": p["cublas_us"] / c, "reached": c / p["tuned_us"]}
+        classes.setdefault(p.get("label") or "unlabelled", []).append(row)
+        if rows_too:
+            print(f"{p['problem']:<55} {p['cublas_us']:>10.2f} {p['tuned_us']:>10.2f} "
+                  f"{c:>10.2f} {row['ratio']:>7.3f} {row['reached']:>6.2f}")
+    print(f"| class | problems | vs cuBLAS | vs Lt best | own | cuBLAS/ceiling | ceiling/tuned |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    everything = [r for rs in classes.values() for r in rs]
+    for name, rs in list(classes.items()) + [("all", everything)]:
+        lts = [r["lt"] for r in rs if r["lt"]]
+        print(f"| {name} | {len(rs)} | {geomean([r['ratio'] for r in rs]):.3f} | "
+              f"{geomean(lts):.3f} | {sum(r['own'] for r in rs)} | "
+              f"{geomean([r['cublas_gap'] for r in rs]):.2f} | "
+              f"{geomean([r['reached'] for r in rs]):.2f} |")
+    worst = min(everything, key=lambda r: r["ratio"])
+    print(f"lowest ratio {worst['ratio']:.3f}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    main(sys.argv[1])
+    import argparse
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("bench")
+    parser.add_argument("--rows", action="store_true")
+    parser.add_argument("--stream-tbps", type=float)
+    a = parser.parse_args()
+    main(a.bench, a.rows, a.stream_tbps)
