@@ -14,55 +14,30 @@ int round_up(int v, int unit) { return unit <= 0 ? v : (v + unit - 1) / unit * u
 constexpr int kWarpSize = 32;
 constexpr int kSubPartitions = 4;
 
+// Per compute capability, what differs from sm_90 (the CUDA occupancy calculator's tables):
+// threads and blocks per SM, shared memory per SM and reserved per block.
+struct ArchRow {
+  int cc, max_threads, max_blocks, smem_bytes, smem_reserved_per_block;
+};
+constexpr ArchRow kArchRows[] = {
+    {70, 2048, 32, 98304, 0},     {72, 2048, 32, 98304, 0},      {75, 1024, 16, 65536, 0},
+    {80, 2048, 32, 167936, 1024}, {86, 1536, 16, 102400, 1024},  {87, 2048, 16, 167936, 1024},
+    {89, 1536, 24, 102400, 1024}, {120, 1536, 32, 102400, 1024}, {121, 1536, 32, 102400, 1024},
+};
+
 }  // namespace
 
 SmLimits sm_limits(std::string_view arch) {
   int cc = 90;
   if (arch.starts_with("sm_")) cc = std::atoi(std::string(arch.substr(3)).c_str());
-  SmLimits l;  // sm_90
-  switch (cc) {
-    case 70:
-    case 72:
-      l.max_threads = 2048;
-      l.max_blocks = 32;
-      l.smem_bytes = 98304;
-      l.smem_reserved_per_block = 0;
-      break;
-    case 75:
-      l.max_threads = 1024;
-      l.max_blocks = 16;
-      l.smem_bytes = 65536;
-      l.smem_reserved_per_block = 0;
-      break;
-    case 80:
-      l.max_threads = 2048;
-      l.max_blocks = 32;
-      l.smem_bytes = 167936;
-      break;
-    case 86:
-      l.max_threads = 1536;
-      l.max_blocks = 16;
-      l.smem_bytes = 102400;
-      break;
-    case 87:
-      l.max_threads = 2048;
-      l.max_blocks = 16;
-      l.smem_bytes = 167936;
-      break;
-    case 89:
-      l.max_threads = 1536;
-      l.max_blocks = 24;
-      l.smem_bytes = 102400;
-      break;
-    case 120:
-    case 121:
-      l.max_threads = 1536;
-      l.max_blocks = 32;
-      l.smem_bytes = 102400;
-      break;
-    default:
-      break;  // sm_90, sm_100 and unknown
-  }
+  SmLimits l;  // sm_90, sm_100 and unknown
+  for (const ArchRow& row : kArchRows)
+    if (row.cc == cc) {
+      l.max_threads = row.max_threads;
+      l.max_blocks = row.max_blocks;
+      l.smem_bytes = row.smem_bytes;
+      l.smem_reserved_per_block = row.smem_reserved_per_block;
+    }
   return l;
 }
 
