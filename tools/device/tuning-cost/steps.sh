@@ -9,6 +9,9 @@
 #     settings before screening by sample count: $OLD_SETTINGS), into its own database;
 #   bench: the dozen benched on both databases (the new one twice, two processes: repeatability);
 #   repeat: the dozen benched twice on the new database only (repeatability, no old database);
+#   class: the sweep's problems of $CLASSES (default long_k) tuned into a fresh database of their
+#     own, then benched on it against cuBLAS and cuBLASLt's best of 8 (a space change measured on
+#     the classes it is for, in one command);
 #   placement: the dozen's two microsecond problems (NN 9x37x53, 27x54x17), each listed 4 times,
 #     benched in two processes: each row allocates its own operands, so the rows of one process
 #     tell an offset that follows the placement of the data from one that follows the process;
@@ -93,6 +96,18 @@ phase_repeat() {
   done
   python3 tools/bench/tuning_cost.py compare "$res/bench-new-1.data.json" \
     "$res/bench-new-1.data.json" "$res/bench-new-2.data.json" | tail -1
+}
+
+phase_class() {
+  local list=$res/class.csv
+  grep -v '^#' configs/shapes/sweep.csv | awk -F, -v want="${CLASSES:-long_k}" '
+    BEGIN { n = split(want, w, " "); for (i = 1; i <= n; ++i) keep[w[i]] = 1 }
+    NR == 1 || ($11 in keep)' > "$list"
+  rm -f "$work/class.db"*
+  timed tune-class sgemm-tune tune --shapes "$list" --db "$work/class.db" --json
+  timed bench-class timeout 200 sgemm-tune bench --shapes "$list" --db "$work/class.db" \
+    --lt-algos 8 --json "$res/bench-class.data.json"
+  python3 tools/bench/ceilings.py "$res/bench-class.data.json" --rows
 }
 
 phase_placement() {
