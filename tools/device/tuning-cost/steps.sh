@@ -14,7 +14,8 @@
 #     the classes it is for, in one command);
 #   placement: the dozen's two microsecond problems (NN 9x37x53, 27x54x17), each listed 4 times,
 #     benched in two processes: each row allocates its own operands, so the rows of one process
-#     tell an offset that follows the placement of the data from one that follows the process;
+#     tell an offset that follows the placement of the data from one that follows the process
+#     (DB: the database, default the tune phase's);
 #   suites: the sweep and the public suite (or $SUITES) benched on the new database against cuBLAS
 #     and cuBLASLt's best of 8 (what the database that tuning made serves), each within
 #     $BENCH_SECONDS;
@@ -112,10 +113,10 @@ phase_class() {
 
 phase_placement() {
   if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
-  local list run
+  local list run db=${DB:-$work/new.db}
   list=$(shapes placement 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17)
   for run in 1 2; do
-    timed "placement-$run" timeout 120 sgemm-tune bench --shapes "$list" --db "$work/new.db" \
+    timed "placement-$run" timeout 120 sgemm-tune bench --shapes "$list" --db "$db" \
       --json "$res/placement-$run.data.json"
     grep -E '^NN' "$res/placement-$run.json" | cut -c1-90
   done
