@@ -1,6 +1,6 @@
 // Compiles each family's default search space through NVRTC for sm_90 (no GPU needed): a covering
-// sample of its points in which every pair of knob values that meets in the space meets at least
-// once, the NN instance of each at the widest alignment class it takes (16 bytes, except F2's
+// sample of its distinct builds in which every pair of knob values that meets in them meets at
+// least once, the NN instance of each at the widest alignment class it takes (16 bytes, except F2's
 // packing points), and the four transposes with every alignment class spread over the sample.
 // Nothing may fail to compile or spill. SGEMM_TEST_EVERY_CONFIG=1 compiles every point instead
 // (`sgemm-tune tune --compile-only` also builds every candidate of a problem).
@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -50,6 +51,28 @@ std::vector<std::size_t> pairwise_cover(const std::vector<Knobs>& configs) {
   return chosen;
 }
 
+// One configuration per distinct build: points whose defines are equal at every alignment class,
+// and that take the same classes, differ only in a knob the kernel reads at launch (F1's and
+// F2's split count) and build the same code, so the cover need not pair that knob's values.
+std::vector<Knobs> distinct_builds(const Family& family, const std::vector<Knobs>& configs) {
+  std::set<std::vector<std::string>> seen;
+  std::vector<Knobs> out;
+  for (const Knobs& k : configs) {
+    std::vector<std::string> key;
+    for (int align : {4, 2, 1})
+      for (const int n : {64, 16, 4, 1}) {  // the problems the instances below are drawn from
+        const ProblemKey p =
+            testing::make_problem(Op::N, Op::N, 1024, n, n == 64 ? 1024 : 4096, 0, align);
+        const bool takes = family.cannot_implement(k, p).empty();
+        key.push_back(takes ? "takes" : "refuses");
+        if (takes)
+          for (std::string& d : family.defines(k, p)) key.push_back(std::move(d));
+      }
+    if (seen.insert(std::move(key)).second) out.push_back(k);
+  }
+  return out;
+}
+
 bool every_config() {
   const char* env = std::getenv("SGEMM_TEST_EVERY_CONFIG");
   return env && std::string_view(env) == "1";
@@ -57,7 +80,8 @@ bool every_config() {
 
 TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
   const Family& family = find_family(GetParam());
-  const std::vector<Knobs> configs = testing::default_space_configs(family);
+  const std::vector<Knobs> configs =
+      distinct_builds(family, testing::default_space_configs(family));
   ASSERT_FALSE(configs.empty()) << "the default space of " << family.name() << " is empty";
 
   struct Instance {
@@ -96,17 +120,26 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
   }
   ASSERT_FALSE(instances.empty());
 
+  // Instances whose defines are equal build the same code (a family may leave a knob that only
+  // acts at launch out of its defines, as F1 and F2 do with the split count): one compile each.
+  std::map<std::vector<std::string>, std::size_t> job_of;
+  std::vector<std::size_t> instance_job;
   std::vector<CompilePool::Job> jobs;
-  for (const Instance& inst : instances)
-    jobs.push_back([&family, &inst] {
-      return compile_template(family.name() + ".cu", family.defines(inst.knobs, inst.problem),
-                              "sm_90");
-    });
+  for (const Instance& inst : instances) {
+    std::vector<std::string> defines = family.defines(inst.knobs, inst.problem);
+    const auto [it, added] = job_of.emplace(defines, jobs.size());
+    if (added)
+      jobs.push_back(
+          [&family, defines] { return compile_template(family.name() + ".cu", defines, "sm_90"); });
+    instance_job.push_back(it->second);
+  }
   CompilePool pool(std::move(jobs),
                    static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<CompileResult> results;
+  for (std::size_t j = 0; j < job_of.size(); ++j) results.push_back(pool.take(j));
   int failures = 0;
   for (std::size_t i = 0; i < instances.size(); ++i) {
-    const CompileResult r = pool.take(i);
+    const CompileResult& r = results[instance_job[i]];
     const std::string what =
         fmt::format("{} {}{} align={}", knobs_to_string(instances[i].knobs),
                     op_char(instances[i].problem.transa), op_char(instances[i].problem.transb),
@@ -122,8 +155,9 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
   }
   RecordProperty("instances", static_cast<int>(instances.size()));
   RecordProperty("points", static_cast<int>(points.size()));
-  std::printf("[ sample   ] %s: %zu of %zu points, %zu instances\n", family.name().c_str(),
-              points.size(), configs.size(), instances.size());
+  std::printf("[ sample   ] %s: %zu of %zu points, %zu instances, %zu compiles\n",
+              family.name().c_str(), points.size(), configs.size(), instances.size(),
+              results.size());
   // Every point of the sample has at least its NN instance.
   std::set<std::string> compiled_configs;
   for (const Instance& inst : instances) compiled_configs.insert(knobs_to_string(inst.knobs));
