@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <map>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -120,26 +119,17 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
   }
   ASSERT_FALSE(instances.empty());
 
-  // Instances whose defines are equal build the same code (a family may leave a knob that only
-  // acts at launch out of its defines, as F1 and F2 do with the split count): one compile each.
-  std::map<std::vector<std::string>, std::size_t> job_of;
-  std::vector<std::size_t> instance_job;
   std::vector<CompilePool::Job> jobs;
-  for (const Instance& inst : instances) {
-    std::vector<std::string> defines = family.defines(inst.knobs, inst.problem);
-    const auto [it, added] = job_of.emplace(defines, jobs.size());
-    if (added)
-      jobs.push_back(
-          [&family, defines] { return compile_template(family.name() + ".cu", defines, "sm_90"); });
-    instance_job.push_back(it->second);
-  }
+  for (const Instance& inst : instances)
+    jobs.push_back([&family, &inst] {
+      return compile_template(family.name() + ".cu", family.defines(inst.knobs, inst.problem),
+                              "sm_90");
+    });
   CompilePool pool(std::move(jobs),
                    static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<CompileResult> results;
-  for (std::size_t j = 0; j < job_of.size(); ++j) results.push_back(pool.take(j));
   int failures = 0;
   for (std::size_t i = 0; i < instances.size(); ++i) {
-    const CompileResult& r = results[instance_job[i]];
+    const CompileResult r = pool.take(i);
     const std::string what =
         fmt::format("{} {}{} align={}", knobs_to_string(instances[i].knobs),
                     op_char(instances[i].problem.transa), op_char(instances[i].problem.transb),
@@ -155,9 +145,8 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
   }
   RecordProperty("instances", static_cast<int>(instances.size()));
   RecordProperty("points", static_cast<int>(points.size()));
-  std::printf("[ sample   ] %s: %zu of %zu points, %zu instances, %zu compiles\n",
-              family.name().c_str(), points.size(), configs.size(), instances.size(),
-              results.size());
+  std::printf("[ sample   ] %s: %zu of %zu points, %zu instances\n", family.name().c_str(),
+              points.size(), configs.size(), instances.size());
   // Every point of the sample has at least its NN instance.
   std::set<std::string> compiled_configs;
   for (const Instance& inst : instances) compiled_configs.insert(knobs_to_string(inst.knobs));

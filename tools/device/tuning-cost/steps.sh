@@ -45,6 +45,11 @@ make_shape_lists() {
   cp "$all_shapes" "$dozen" "$res/"
 }
 
+# On a fresh machine the new database is the one an earlier visit brought back.
+restore_new_db() {
+  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+}
+
 phase_tests() {
   gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:Dispatcher*:Concurrency*' "${TESTS_SECONDS:-240}"
 }
@@ -52,7 +57,7 @@ phase_tests() {
 phase_tune() {
   make_shape_lists
   # A later part on a fresh machine resumes from the database the previous part brought back.
-  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  restore_new_db
   if [[ ! -f $work/new.db ]]; then rm -rf "$SGEMM_CACHE_DIR"; fi  # the first part starts cold
   local list left deadline=$(($(date +%s) + ${BUDGET:-450}))
   for list in public sweep; do
@@ -79,7 +84,7 @@ phase_bench() {
   make_shape_lists
   local run
   # On a fresh machine the new database is the one the last tune part brought back.
-  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  restore_new_db
   for run in new-1 new-2 old; do
     local db=$work/${run%-*}.db
     timed "bench-$run" timeout 150 sgemm-tune bench --shapes "$dozen" --db "$db" \
@@ -89,7 +94,7 @@ phase_bench() {
 
 phase_repeat() {
   make_shape_lists
-  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  restore_new_db
   local run
   for run in new-1 new-2; do
     timed "bench-$run" timeout 150 sgemm-tune bench --shapes "$dozen" --db "$work/new.db" \
@@ -112,7 +117,7 @@ phase_class() {
 }
 
 phase_placement() {
-  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  restore_new_db
   local list run db=${DB:-$work/new.db}
   list=$(shapes placement 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17)
   for run in 1 2; do
@@ -124,7 +129,7 @@ phase_placement() {
 
 phase_suites() {
   local list
-  if [[ ! -f $work/new.db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  restore_new_db
   for list in ${SUITES:-sweep public}; do
     timed "bench-$list" timeout "${BENCH_SECONDS:-300}" sgemm-tune bench --shapes "configs/shapes/$list.csv" \
       --db "$work/new.db" --lt-algos 8 --json "$res/bench-$list.data.json"
@@ -134,22 +139,21 @@ phase_suites() {
 
 phase_profile() {
   local db=${DB:-$work/new.db} row
-  if [[ ! -f $db && -f .device-state/new.db ]]; then cp .device-state/new.db "$work/"; fi
+  restore_new_db
   [[ -f $db ]] || { echo "no database at $db (set DB)"; return 1; }
   local rows=(${PROBLEMS:-280,197,82012 8371,12994,15 78312,116,308 3548,1167,2195})
   for row in "${rows[@]}"; do
-    local list name=${row//,/x}
+    local list kernels name=${row//,/x}
     list=$(shapes "p-$name" "$row")
     # The route's own kernels (sgemm_*) and cuBLAS's, each in a window of its own: one window
     # over the interleaved rounds lands on whichever kernels come first.
-    timeout 150 ncu --clock-control none --kernel-name regex:"^sgemm_" --launch-skip 8 --launch-count 6 \
-      --section SpeedOfLight --section LaunchStats --section Occupancy \
-      --section MemoryWorkloadAnalysis --section WarpStateStats \
-      sgemm-tune bench --shapes "$list" --db "$db" --lt-algos 0 > "$res/ncu-$name.txt" 2>&1
-    timeout 150 ncu --clock-control none --kernel-name regex:"xmma|cutlass|gemv" --launch-skip 8 --launch-count 6 \
-      --section SpeedOfLight --section LaunchStats --section Occupancy \
-      --section MemoryWorkloadAnalysis --section WarpStateStats \
-      sgemm-tune bench --shapes "$list" --db "$db" --lt-algos 0 >> "$res/ncu-$name.txt" 2>&1
+    : > "$res/ncu-$name.txt"
+    for kernels in "^sgemm_" "xmma|cutlass|gemv"; do
+      timeout 150 ncu --clock-control none --kernel-name regex:"$kernels" --launch-skip 8 \
+        --launch-count 6 --section SpeedOfLight --section LaunchStats --section Occupancy \
+        --section MemoryWorkloadAnalysis --section WarpStateStats \
+        sgemm-tune bench --shapes "$list" --db "$db" --lt-algos 0 >> "$res/ncu-$name.txt" 2>&1
+    done
     echo "== $name: ncu exit $?"
     grep -E "^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Registers Per|Grid Size|Block Size|Achieved Occupancy|Warp Cycles Per Issued" \
       "$res/ncu-$name.txt" | head -40
