@@ -28,12 +28,11 @@ std::optional<CublasLtPlan> plan_and_verify_lt(const BenchContext& ctx, const Pr
   for (const LtAlgorithmCheck& c :
        check_lt_algorithms(*ctx.lt, *plan, checker, ctx.stream, ctx.seed + 31)) {
     const LtAlgorithm& algorithm = plan->algorithms()[static_cast<std::size_t>(c.index)];
-    LtAlgorithmRow row;
-    row.index = c.index;
-    row.config = algorithm.config;
-    row.workspace_bytes = algorithm.workspace_bytes;
-    row.correct = c.correct;
-    row.check = c.message;
+    LtAlgorithmRow row{.index = c.index,
+                       .config = algorithm.config,
+                       .workspace_bytes = algorithm.workspace_bytes,
+                       .correct = c.correct,
+                       .check = c.message};
     if (!row.correct)
       spdlog::warn("cuBLASLt algorithm {} ({}) for {}: {}", c.index, row.config, p.to_string(),
                    row.check);

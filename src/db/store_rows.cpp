@@ -21,18 +21,17 @@ std::string now_utc() {
 }
 
 ProblemKey read_problem(const Statement& s, int c) {
-  ProblemKey p;
   const std::string transa = s.column_text(c), transb = s.column_text(c + 1);
-  p.transa = parse_op(transa.empty() ? '?' : transa[0]);
-  p.transb = parse_op(transb.empty() ? '?' : transb[0]);
-  p.m = s.column_int(c + 2);
-  p.n = s.column_int(c + 3);
-  p.k = s.column_int(c + 4);
-  p.lda = s.column_int(c + 5);
-  p.ldb = s.column_int(c + 6);
-  p.ldc = s.column_int(c + 7);
-  p.align = s.column_int(c + 8);
-  return p;
+  const auto column = [&](int i) { return s.column_int(c + i); };
+  return {.transa = parse_op(transa.empty() ? '?' : transa[0]),
+          .transb = parse_op(transb.empty() ? '?' : transb[0]),
+          .m = column(2),
+          .n = column(3),
+          .k = column(4),
+          .lda = column(5),
+          .ldb = column(6),
+          .ldc = column(7),
+          .align = column(8)};
 }
 
 void bind_problem(Statement& s, const ProblemKey& p) {
@@ -90,15 +89,14 @@ std::optional<MeasureConditions> read_conditions(const Statement& s, int c) {
 // A timing group is stored whole or not at all; a NULL median means "not measured".
 std::optional<TimingRecord> read_timing(const Statement& s, int c) {
   if (s.column_is_null(c)) return std::nullopt;
-  TimingRecord t;
-  t.median_us = s.column_double(c);
-  t.min_us = s.column_double(c + 1);
-  t.mean_us = s.column_double(c + 2);
-  t.stdev_us = s.column_double(c + 3);
-  t.samples = s.column_int(c + 4);
-  t.discarded = s.column_int(c + 5);
-  t.sm_clock_mhz = s.column_double(c + 6);
-  return t;
+  const auto column = [&](int i) { return s.column_double(c + i); };
+  return TimingRecord{.median_us = column(0),
+                      .min_us = column(1),
+                      .mean_us = column(2),
+                      .stdev_us = column(3),
+                      .samples = s.column_int(c + 4),
+                      .discarded = s.column_int(c + 5),
+                      .sm_clock_mhz = column(6)};
 }
 
 CandidateRecord read_candidate(const Statement& s) {
@@ -208,6 +206,10 @@ Writer::Writer(Database& db)
                       "INSERT INTO problems (transa, transb, m, n, k, lda, ldb, ldc, align) "
                       "VALUES (:transa, :transb, :m, :n, :k, :lda, :ldb, :ldc, :align) "
                       "RETURNING id"),
+      run_(db,
+           "INSERT INTO runs (started_at, finished_at, status, host, command, clock_policy, "
+           "seed, notes, gpu_id, software_id) VALUES (:started_at, :finished_at, :status, "
+           ":host, :command, :clock_policy, :seed, :notes, :gpu_id, :software_id) RETURNING id"),
       candidate_(db, R"sql(
 INSERT INTO candidates (run_id, problem_id, gpu_id, software_id, family, config, template_hash,
   compile_options, outcome, message, registers, spill_bytes, smem_bytes,
@@ -290,6 +292,21 @@ std::int64_t Writer::problem(const ProblemKey& p) {
   insert_problem_.reset();
   bind_problem(insert_problem_, p);
   return returned_id(insert_problem_);
+}
+
+std::int64_t Writer::run(const RunRecord& r, std::int64_t gpu_id, std::int64_t software_id) {
+  run_.reset();
+  run_.bind(":started_at", r.started_at)
+      .bind(":finished_at", r.finished_at)
+      .bind(":status", r.status.empty() ? std::string("running") : r.status)
+      .bind(":host", r.host)
+      .bind(":command", r.command)
+      .bind(":clock_policy", r.clock_policy)
+      .bind(":seed", seed_to_db(r.seed))
+      .bind(":notes", r.notes)
+      .bind(":gpu_id", gpu_id)
+      .bind(":software_id", software_id);
+  return returned_id(run_);
 }
 
 std::int64_t Writer::candidate(std::optional<std::int64_t> run_id, std::int64_t problem_id,

@@ -80,6 +80,8 @@ class Writer {
   std::int64_t gpu(const GpuRecord& g);
   std::int64_t software(const SoftwareRecord& sw);
   std::int64_t problem(const ProblemKey& p);
+  // A new run row (an empty status is "running").
+  std::int64_t run(const RunRecord& r, std::int64_t gpu_id, std::int64_t software_id);
   std::int64_t candidate(std::optional<std::int64_t> run_id, std::int64_t problem_id,
                          std::int64_t gpu_id, std::int64_t software_id, const CandidateRecord& c);
   void winner(const WinnerRecord& w, std::int64_t problem_id, std::int64_t gpu_id,
@@ -93,8 +95,8 @@ class Writer {
   // Steps an INSERT ... RETURNING id to its end and gives the id.
   static std::int64_t returned_id(Statement& s);
 
-  Statement gpu_, find_software_, insert_software_, find_problem_, insert_problem_, candidate_,
-      winner_;
+  Statement gpu_, find_software_, insert_software_, find_problem_, insert_problem_, run_,
+      candidate_, winner_;
 };
 
 }  // namespace sgt::store_rows

@@ -33,27 +33,7 @@ std::int64_t TuningStore::begin_run(RunRecord run, const GpuRecord& gpu,
   if (run.started_at.empty()) run.started_at = now_utc();
   return db_.write_transaction([&] {
     Writer w(db_);
-    const std::int64_t gpu_id = w.gpu(gpu);
-    const std::int64_t software_id = w.software(software);
-    Statement s(db_,
-                "INSERT INTO runs (started_at, finished_at, status, host, command, clock_policy, "
-                "seed, notes, gpu_id, software_id) VALUES (:started_at, :finished_at, :status, "
-                ":host, :command, :clock_policy, :seed, :notes, :gpu_id, :software_id) "
-                "RETURNING id");
-    s.bind(":started_at", run.started_at)
-        .bind(":finished_at", run.finished_at)
-        .bind(":status", run.status.empty() ? std::string("running") : run.status)
-        .bind(":host", run.host)
-        .bind(":command", run.command)
-        .bind(":clock_policy", run.clock_policy)
-        .bind(":seed", seed_to_db(run.seed))
-        .bind(":notes", run.notes)
-        .bind(":gpu_id", gpu_id)
-        .bind(":software_id", software_id);
-    s.step();
-    const std::int64_t id = s.column_int64(0);
-    s.run();
-    return id;
+    return w.run(run, w.gpu(gpu), w.software(software));
   });
 }
 
@@ -292,11 +272,6 @@ ImportSummary TuningStore::import_json(std::string_view text) {
     Statement update_run(db_,
                          "UPDATE runs SET finished_at = :finished_at, status = :status, "
                          "notes = :notes WHERE id = :id");
-    Statement insert_run(db_,
-                         "INSERT INTO runs (started_at, finished_at, status, host, command, "
-                         "clock_policy, seed, notes, gpu_id, software_id) VALUES (:started_at, "
-                         ":finished_at, :status, :host, :command, :clock_policy, :seed, :notes, "
-                         ":gpu_id, :software_id) RETURNING id");
     for (const DumpRun& d : dump.runs) {
       const RunRecord& r = d.run;
       const std::int64_t gpu_id = gpu_ids[d.gpu];
@@ -319,20 +294,7 @@ ImportSummary TuningStore::import_json(std::string_view text) {
         update_run.run();
         run_ids.push_back(id);
       } else {
-        insert_run.reset();
-        insert_run.bind(":started_at", r.started_at)
-            .bind(":finished_at", r.finished_at)
-            .bind(":status", r.status)
-            .bind(":host", r.host)
-            .bind(":command", r.command)
-            .bind(":clock_policy", r.clock_policy)
-            .bind(":seed", seed_to_db(r.seed))
-            .bind(":notes", r.notes)
-            .bind(":gpu_id", gpu_id)
-            .bind(":software_id", software_id);
-        insert_run.step();
-        run_ids.push_back(insert_run.column_int64(0));
-        insert_run.run();
+        run_ids.push_back(w.run(r, gpu_id, software_id));
       }
     }
 

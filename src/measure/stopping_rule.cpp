@@ -12,13 +12,11 @@
 namespace sgt {
 
 StoppingLimits StoppingLimits::from(const MeasureSettings& settings) {
-  StoppingLimits limits;
-  limits.min_samples = settings.min_samples;
-  limits.min_time_s = settings.min_time_s;
-  limits.max_noise = settings.max_noise;
-  limits.noise_convergence = settings.noise_convergence;
-  limits.timeout_s = settings.timeout_s;
-  return limits;
+  return {.min_samples = settings.min_samples,
+          .min_time_s = settings.min_time_s,
+          .max_noise = settings.max_noise,
+          .noise_convergence = settings.noise_convergence,
+          .timeout_s = settings.timeout_s};
 }
 
 void StoppingRule::add_sample(double sample_s, double spent_s) {

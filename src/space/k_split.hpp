@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "space/family.hpp"
 #include "space/knobs.hpp"
 #include "space/problem.hpp"
 
@@ -32,5 +33,13 @@ std::int64_t tile_count(const ProblemKey& p, int bm, int bn);
 // Partial sums of a split that the kernel sums itself (kernel_templates/split_k_serial.cuh): one
 // bm x bn tile per split and output tile.
 std::int64_t tile_partial_floats(const ProblemKey& p, const KSplit& split, int bm, int bn);
+
+// The workspace of a split launch: the tile counters every split-K workspace starts with
+// (sgemm_args.h), then `partial_floats` floats of partial sums.
+std::size_t split_workspace_floats(std::int64_t partial_floats);
+
+// Sets a launch's slices of K and, when K is split, one grid layer a split and the workspace.
+// False when K is not split.
+bool set_k_split(LaunchGeometry& g, const KSplit& split, std::int64_t partial_floats);
 
 }  // namespace sgt

@@ -174,13 +174,7 @@ class F1Simt final : public Family {
     g.tile_m = s.bm;
     g.tile_n = s.bn;
     const KSplit split = split_of(knobs, p);
-    g.k_splits = split.k_splits;
-    g.k_slice = split.k_slice;
-    if (split.k_splits > 1) {
-      g.grid.z = static_cast<unsigned>(split.k_splits);
-      // The tile counters every split-K workspace starts with (sgemm_args.h), then the partials.
-      g.workspace_floats =
-          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(partial_floats(knobs, p, split));
+    if (set_k_split(g, split, partial_floats(knobs, p, split))) {
       if (reduce_of(knobs)) return g;
       g.has_reduce = true;
       // One thread per run of 4 rows of a column.

@@ -200,22 +200,14 @@ class F2Tma final : public Family {
     g.tma_a = tile_of(s.bm, s.bk, s.pack != 2 && p.transa == Op::T);
     g.tma_b = tile_of(s.bn, s.bk, s.pack != 2 && p.transb == Op::N);
     const KSplit split = split_k(p, s.splitk, s.bk);
-    g.k_splits = split.k_splits;
-    g.k_slice = split.k_slice;
-    if (split.k_splits > 1) {
-      g.grid.z = static_cast<unsigned>(split.k_splits);
-      // The tile counters every split-K workspace starts with (sgemm_args.h), then the partials.
-      g.workspace_floats =
-          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(partial_floats(s, p, split));
-    }
+    set_k_split(g, split, partial_floats(s, p, split));
     if (const StreamK sk = stream_k_of(s, p, device.sm_count); sk.grid > 0) {
       g.grid.x = static_cast<unsigned>(sk.grid);
       // For the launch (counters and workspace) and the cost model: a tile is shared by up to
       // tile_splits blocks, each running at most per_block K tiles.
       g.k_splits = std::max(2, sk.tile_splits);
       g.k_slice = static_cast<int>(sk.per_block * s.bk);
-      g.workspace_floats =
-          SGEMM_TILE_COUNTERS + static_cast<std::size_t>(stream_k_partial_floats(s, sk));
+      g.workspace_floats = split_workspace_floats(stream_k_partial_floats(s, sk));
     }
     if (s.pack == 1) {
       const PackedOperands packed = pack_layout(p, g.workspace_floats);
