@@ -43,16 +43,14 @@ void add_problem_options(CLI::App& cmd, ProblemArgs& p) {
 ProblemKey problem_key(const ProblemArgs& p) {
   if (p.trans.size() != 2)
     throw Error(ErrorKind::invalid_value, "--trans takes two letters, e.g. NN or TN");
-  ProblemKey key;
-  key.transa = parse_op(p.trans[0]);
-  key.transb = parse_op(p.trans[1]);
-  key.m = p.m;
-  key.n = p.n;
-  key.k = p.k;
-  key.lda = p.lda;
-  key.ldb = p.ldb;
-  key.ldc = p.ldc;
-  key = with_minimal_leading_dimensions(key);
+  ProblemKey key = with_minimal_leading_dimensions({.transa = parse_op(p.trans[0]),
+                                                    .transb = parse_op(p.trans[1]),
+                                                    .m = p.m,
+                                                    .n = p.n,
+                                                    .k = p.k,
+                                                    .lda = p.lda,
+                                                    .ldb = p.ldb,
+                                                    .ldc = p.ldc});
   key.align = p.align > 0 ? p.align : alignment_class(key.lda, key.ldb, key.ldc, 0, 0, 0);
   if (const std::string why = validate(key); !why.empty())
     throw Error(ErrorKind::invalid_value, why);

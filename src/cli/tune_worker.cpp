@@ -20,6 +20,12 @@
 #include "tuner/problem_queue.hpp"
 #include "tuner/tuner.hpp"
 
+namespace sgt {
+// A result line's "time_spent": each field under its own name.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimeSpent, compile_wait_s, verify_s, screen_s, lt_s, confirm_s,
+                                   flush_s, screen_samples, flushes)
+}  // namespace sgt
+
 namespace sgt::cli {
 namespace {
 
@@ -47,15 +53,7 @@ nlohmann::json result_line(int index, int device, const std::string& gpu,
           {"resumed", r.resumed},
           {"seconds", r.seconds},
           {"compile_wait_s", r.spent.compile_wait_s},
-          {"time_spent",
-           {{"compile_wait_s", r.spent.compile_wait_s},
-            {"verify_s", r.spent.verify_s},
-            {"screen_s", r.spent.screen_s},
-            {"lt_s", r.spent.lt_s},
-            {"confirm_s", r.spent.confirm_s},
-            {"flush_s", r.spent.flush_s},
-            {"screen_samples", r.spent.screen_samples},
-            {"flushes", r.spent.flushes}}},
+          {"time_spent", r.spent},
           {"budget_note", r.budget_note},
           {"strategy", strategy},
           {"already_tuned", r.already_tuned},

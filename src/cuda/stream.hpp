@@ -9,53 +9,45 @@
 
 namespace sgt {
 
-class Stream {
+// Owns one runtime handle and destroys it with `destroy`; movable, not copyable.
+template <class Handle, cudaError_t (*destroy)(Handle)>
+class CudaHandle {
  public:
-  Stream() { SGT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (stream_) SGT_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
+  CudaHandle() = default;
+  ~CudaHandle() {
+    if (handle_) SGT_CUDA_CHECK_NOEXCEPT(destroy(handle_));
   }
-  Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
-  Stream& operator=(Stream&& other) noexcept {
-    std::swap(stream_, other.stream_);
+  CudaHandle(CudaHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  CudaHandle& operator=(CudaHandle&& other) noexcept {
+    std::swap(handle_, other.handle_);
     return *this;
   }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
+  CudaHandle(const CudaHandle&) = delete;
+  CudaHandle& operator=(const CudaHandle&) = delete;
 
-  cudaStream_t get() const noexcept { return stream_; }
-  void synchronize() const { SGT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  Handle get() const noexcept { return handle_; }
 
- private:
-  cudaStream_t stream_ = nullptr;
+ protected:
+  Handle handle_ = nullptr;
 };
 
-class Event {
+class Stream : public CudaHandle<cudaStream_t, cudaStreamDestroy> {
  public:
-  Event() { SGT_CUDA_CHECK(cudaEventCreate(&event_)); }
-  ~Event() {
-    if (event_) SGT_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event_));
-  }
-  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  Event& operator=(Event&& other) noexcept {
-    std::swap(event_, other.event_);
-    return *this;
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
+  Stream() { SGT_CUDA_CHECK(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking)); }
+  void synchronize() const { SGT_CUDA_CHECK(cudaStreamSynchronize(handle_)); }
+};
 
-  cudaEvent_t get() const noexcept { return event_; }
-  void record(cudaStream_t stream) { SGT_CUDA_CHECK(cudaEventRecord(event_, stream)); }
-  void synchronize() const { SGT_CUDA_CHECK(cudaEventSynchronize(event_)); }
+class Event : public CudaHandle<cudaEvent_t, cudaEventDestroy> {
+ public:
+  Event() { SGT_CUDA_CHECK(cudaEventCreate(&handle_)); }
+  void record(cudaStream_t stream) { SGT_CUDA_CHECK(cudaEventRecord(handle_, stream)); }
+  void synchronize() const { SGT_CUDA_CHECK(cudaEventSynchronize(handle_)); }
   // Milliseconds from start to this event, both recorded and complete.
   float elapsed_ms_since(const Event& start) const {
     float ms = 0;
-    SGT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
+    SGT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), handle_));
     return ms;
   }
-
- private:
-  cudaEvent_t event_ = nullptr;
 };
 
 }  // namespace sgt

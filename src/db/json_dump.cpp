@@ -155,16 +155,18 @@ class Fields {
 
   ProblemKey problem(const char* key) const {
     const Fields p(field(key), where(key));
-    ProblemKey out;
-    out.transa = p.op("transa");
-    out.transb = p.op("transb");
-    out.m = static_cast<int>(p.integer("m", 0));
-    out.n = static_cast<int>(p.integer("n", 0));
-    out.k = static_cast<int>(p.integer("k", 0));
-    out.lda = static_cast<int>(p.integer("lda", 1));
-    out.ldb = static_cast<int>(p.integer("ldb", 1));
-    out.ldc = static_cast<int>(p.integer("ldc", 1));
-    out.align = static_cast<int>(p.integer("align"));
+    const auto count = [&](const char* name, long long least) {
+      return static_cast<int>(p.integer(name, least));
+    };
+    const ProblemKey out{.transa = p.op("transa"),
+                         .transb = p.op("transb"),
+                         .m = count("m", 0),
+                         .n = count("n", 0),
+                         .k = count("k", 0),
+                         .lda = count("lda", 1),
+                         .ldb = count("ldb", 1),
+                         .ldc = count("ldc", 1),
+                         .align = static_cast<int>(p.integer("align"))};
     const std::string reason = validate(out);
     if (!reason.empty()) malformed(where(key), reason);
     return out;
@@ -173,31 +175,30 @@ class Fields {
   std::optional<TimingRecord> timing(const char* key) const {
     if (!has(key)) return std::nullopt;
     const Fields t(field(key), where(key));
-    TimingRecord out;
-    out.median_us = t.number("median_us");
-    out.min_us = t.number("min_us");
-    out.mean_us = t.number("mean_us");
-    out.stdev_us = t.number("stdev_us");
-    out.samples = static_cast<int>(t.integer("samples", 0));
-    out.discarded = static_cast<int>(t.integer("discarded", 0));
-    out.sm_clock_mhz = t.number("sm_clock_mhz");
-    out.conditions = t.conditions("conditions").value_or(MeasureConditions{});
-    return out;
+    return TimingRecord{.median_us = t.number("median_us"),
+                        .min_us = t.number("min_us"),
+                        .mean_us = t.number("mean_us"),
+                        .stdev_us = t.number("stdev_us"),
+                        .samples = static_cast<int>(t.integer("samples", 0)),
+                        .discarded = static_cast<int>(t.integer("discarded", 0)),
+                        .sm_clock_mhz = t.number("sm_clock_mhz"),
+                        .conditions = t.conditions("conditions").value_or(MeasureConditions{})};
   }
 
   // Every field optional: dumps written before version 3, or without NVML, lack some.
   std::optional<MeasureConditions> conditions(const char* key) const {
     if (!has(key)) return std::nullopt;
     const Fields f(field(key), where(key));
-    MeasureConditions out;
-    out.sm_clock_min_mhz = f.optional_number("sm_clock_min_mhz");
-    out.sm_clock_max_mhz = f.optional_number("sm_clock_max_mhz");
-    out.nvml_sm_clock_mhz = f.optional_number("nvml_sm_clock_mhz");
-    out.power_mw = f.optional_number("power_mw");
-    out.temperature_c = f.optional_number("temperature_c");
-    if (f.has("clock_reasons")) out.clock_reasons = f.unsigned_integer("clock_reasons");
-    if (f.has("cache")) out.cache = f.text("cache");
-    return out;
+    return MeasureConditions{
+        .sm_clock_min_mhz = f.optional_number("sm_clock_min_mhz"),
+        .sm_clock_max_mhz = f.optional_number("sm_clock_max_mhz"),
+        .nvml_sm_clock_mhz = f.optional_number("nvml_sm_clock_mhz"),
+        .power_mw = f.optional_number("power_mw"),
+        .temperature_c = f.optional_number("temperature_c"),
+        .clock_reasons = f.has("clock_reasons")
+                             ? std::optional<std::uint64_t>(f.unsigned_integer("clock_reasons"))
+                             : std::nullopt,
+        .cache = f.has("cache") ? f.text("cache") : std::string()};
   }
 
  private:
@@ -221,6 +222,32 @@ class Fields {
   const json& object_;
   std::string path_;
 };
+
+// The fields a candidate and a winner share: the problem, the positions of its GPU and software
+// in their arrays, and the kernel.
+ordered_json kernel_row(const ProblemKey& problem, std::size_t gpu, std::size_t software,
+                        const std::string& family, const std::string& config,
+                        const std::string& template_hash, const std::string& compile_options) {
+  return {{"problem", problem_json(problem)},
+          {"gpu", gpu},
+          {"software", software},
+          {"family", family},
+          {"config", config},
+          {"template_hash", template_hash},
+          {"compile_options", compile_options}};
+}
+
+// kernel_row's fields, read into a dump row `d` and its record `r`.
+template <class Row, class Record>
+void read_kernel_fields(const Fields& f, const Dump& dump, Row& d, Record& r) {
+  r.problem = f.problem("problem");
+  d.gpu = f.index("gpu", dump.gpus.size(), "gpus");
+  d.software = f.index("software", dump.software.size(), "software");
+  r.family = f.text("family");
+  r.config = f.text("config");
+  r.template_hash = f.text("template_hash");
+  r.compile_options = f.text("compile_options");
+}
 
 // An optional top-level array of the dump; missing means empty.
 const json& dump_array(const json& doc, const char* key) {
@@ -260,23 +287,18 @@ std::string write_dump_json(const Dump& dump, int schema_version, bool with_cand
                       {"software", r.software}});
     for (const DumpCandidate& d : dump.candidates) {
       const CandidateRecord& rec = d.candidate;
-      ordered_json row = {{"problem", problem_json(rec.problem)},
-                          {"gpu", d.gpu},
-                          {"software", d.software},
-                          {"run", d.run ? ordered_json(*d.run) : ordered_json(nullptr)},
-                          {"family", rec.family},
-                          {"config", rec.config},
-                          {"template_hash", rec.template_hash},
-                          {"compile_options", rec.compile_options},
-                          {"outcome", outcome_name(rec.outcome)},
-                          {"message", rec.message},
-                          {"registers", rec.registers},
-                          {"spill_bytes", rec.spill_bytes},
-                          {"smem_bytes", rec.smem_bytes},
-                          {"screen", timing_json(rec.screen)},
-                          {"final", timing_json(rec.final)},
-                          {"cublas_us", json_optional(rec.cublas_us)},
-                          {"error", json_optional(rec.error)}};
+      ordered_json row = kernel_row(rec.problem, d.gpu, d.software, rec.family, rec.config,
+                                    rec.template_hash, rec.compile_options);
+      row.update(ordered_json{{"run", d.run ? ordered_json(*d.run) : ordered_json(nullptr)},
+                              {"outcome", outcome_name(rec.outcome)},
+                              {"message", rec.message},
+                              {"registers", rec.registers},
+                              {"spill_bytes", rec.spill_bytes},
+                              {"smem_bytes", rec.smem_bytes},
+                              {"screen", timing_json(rec.screen)},
+                              {"final", timing_json(rec.final)},
+                              {"cublas_us", json_optional(rec.cublas_us)},
+                              {"error", json_optional(rec.error)}});
       if (rec.cublas_conditions) {
         if (ordered_json cc = conditions_json(*rec.cublas_conditions); !cc.is_null())
           row["cublas_conditions"] = cc;
@@ -287,18 +309,13 @@ std::string write_dump_json(const Dump& dump, int schema_version, bool with_cand
 
   for (const DumpWinner& d : dump.winners) {
     const WinnerRecord& rec = d.winner;
-    ordered_json row = {{"problem", problem_json(rec.problem)},
-                        {"gpu", d.gpu},
-                        {"software", d.software},
-                        {"family", rec.family},
-                        {"config", rec.config},
-                        {"template_hash", rec.template_hash},
-                        {"compile_options", rec.compile_options},
-                        {"time_us", json_number(rec.time_us)},
-                        {"cublas_us", json_number(rec.cublas_us)},
-                        {"tie_band", json_number(rec.tie_band)},
-                        {"cubin_arch", rec.cubin_arch},
-                        {"updated_at", rec.updated_at}};
+    ordered_json row = kernel_row(rec.problem, d.gpu, d.software, rec.family, rec.config,
+                                  rec.template_hash, rec.compile_options);
+    row.update(ordered_json{{"time_us", json_number(rec.time_us)},
+                            {"cublas_us", json_number(rec.cublas_us)},
+                            {"tie_band", json_number(rec.tie_band)},
+                            {"cubin_arch", rec.cubin_arch},
+                            {"updated_at", rec.updated_at}});
     if (!rec.cubin.empty()) row["cubin"] = base64_encode(rec.cubin);
     winners.push_back(std::move(row));
   }
@@ -340,14 +357,13 @@ Dump read_dump_json(std::string_view text) {
   Dump dump;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const Fields f(gpus[i], fmt::format("gpus[{}]", i));
-    GpuRecord g;
-    g.name = f.text("name");
-    g.uuid = f.text("uuid");
-    g.arch = f.text("arch");
-    g.sm_count = static_cast<int>(f.integer("sm_count", 0));
-    g.l2_bytes = f.integer("l2_bytes", 0, std::numeric_limits<long long>::max());
-    g.default_clock_mhz = static_cast<int>(f.integer("default_clock_mhz", 0));
-    dump.gpus.push_back(std::move(g));
+    dump.gpus.push_back(
+        {.name = f.text("name"),
+         .uuid = f.text("uuid"),
+         .arch = f.text("arch"),
+         .sm_count = static_cast<int>(f.integer("sm_count", 0)),
+         .l2_bytes = f.integer("l2_bytes", 0, std::numeric_limits<long long>::max()),
+         .default_clock_mhz = static_cast<int>(f.integer("default_clock_mhz", 0))});
   }
   for (std::size_t i = 0; i < software.size(); ++i) {
     const Fields f(software[i], fmt::format("software[{}]", i));
@@ -357,33 +373,24 @@ Dump read_dump_json(std::string_view text) {
 
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Fields f(runs[i], fmt::format("runs[{}]", i));
-    DumpRun d;
-    RunRecord& r = d.run;
-    r.started_at = f.text("started_at");
-    r.finished_at = f.text("finished_at");
-    r.status = f.text("status");
-    r.host = f.text("host");
-    r.command = f.text("command");
-    r.clock_policy = f.text("clock_policy");
-    r.seed = f.unsigned_integer("seed");
-    r.notes = f.text("notes");
-    d.gpu = f.index("gpu", dump.gpus.size(), "gpus");
-    d.software = f.index("software", dump.software.size(), "software");
-    dump.runs.push_back(std::move(d));
+    dump.runs.push_back({.run = {.started_at = f.text("started_at"),
+                                 .host = f.text("host"),
+                                 .command = f.text("command"),
+                                 .clock_policy = f.text("clock_policy"),
+                                 .seed = f.unsigned_integer("seed"),
+                                 .notes = f.text("notes"),
+                                 .status = f.text("status"),
+                                 .finished_at = f.text("finished_at")},
+                         .gpu = f.index("gpu", dump.gpus.size(), "gpus"),
+                         .software = f.index("software", dump.software.size(), "software")});
   }
 
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Fields f(candidates[i], fmt::format("candidates[{}]", i));
     DumpCandidate d;
     CandidateRecord& c = d.candidate;
-    c.problem = f.problem("problem");
-    d.gpu = f.index("gpu", dump.gpus.size(), "gpus");
-    d.software = f.index("software", dump.software.size(), "software");
+    read_kernel_fields(f, dump, d, c);
     if (f.has("run")) d.run = f.index("run", dump.runs.size(), "runs");
-    c.family = f.text("family");
-    c.config = f.text("config");
-    c.template_hash = f.text("template_hash");
-    c.compile_options = f.text("compile_options");
     try {
       c.outcome = parse_outcome(f.text("outcome"));
     } catch (const Error& e) {
@@ -405,16 +412,10 @@ Dump read_dump_json(std::string_view text) {
     const Fields f(winners[i], fmt::format("winners[{}]", i));
     DumpWinner d;
     WinnerRecord& r = d.winner;
-    r.problem = f.problem("problem");
-    d.gpu = f.index("gpu", dump.gpus.size(), "gpus");
-    d.software = f.index("software", dump.software.size(), "software");
+    read_kernel_fields(f, dump, d, r);
+    if (r.family.empty()) malformed(f.where("family"), "empty");
     r.gpu = dump.gpus[d.gpu];
     r.software = dump.software[d.software];
-    r.family = f.text("family");
-    if (r.family.empty()) malformed(f.where("family"), "empty");
-    r.config = f.text("config");
-    r.template_hash = f.text("template_hash");
-    r.compile_options = f.text("compile_options");
     r.time_us = f.number("time_us");
     r.cublas_us = f.number("cublas_us");
     r.tie_band = f.number("tie_band");

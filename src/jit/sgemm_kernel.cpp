@@ -67,17 +67,16 @@ void enqueue(CUfunction f, Dim3 grid, Dim3 block, unsigned smem, cudaStream_t st
   CUlaunchAttribute attribute{};
   attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   attribute.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = grid.x;
-  config.gridDimY = grid.y;
-  config.gridDimZ = grid.z;
-  config.blockDimX = block.x;
-  config.blockDimY = block.y;
-  config.blockDimZ = block.z;
-  config.sharedMemBytes = smem;
-  config.hStream = s;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  CUlaunchConfig config{.gridDimX = grid.x,
+                        .gridDimY = grid.y,
+                        .gridDimZ = grid.z,
+                        .blockDimX = block.x,
+                        .blockDimY = block.y,
+                        .blockDimZ = block.z,
+                        .sharedMemBytes = smem,
+                        .hStream = s,
+                        .attrs = &attribute,
+                        .numAttrs = 1};
   SGT_CU_CHECK(api.cuLaunchKernelEx(&config, f, params, nullptr));
 }
 

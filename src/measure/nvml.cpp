@@ -36,6 +36,13 @@ bool find(void* library, const char* name, Fn& fn) {
   return fn != nullptr;
 }
 
+// A device call through an entry point that may be missing (an older driver).
+template <typename... Args>
+int call_on(NvmlDevice device, int (*fn)(NvmlDevice, Args...), Args... args) {
+  if (!device || !fn) return kNvmlErrorFunctionNotFound;
+  return fn(device, args...);
+}
+
 }  // namespace
 
 std::string reason_names(std::uint64_t reasons) {
@@ -153,24 +160,16 @@ std::optional<unsigned> Nvml::max_clock_mhz(unsigned clock_type) const {
 }
 
 int Nvml::lock_gpu_clocks(unsigned min_mhz, unsigned max_mhz) const {
-  if (!device_ || !api_->set_gpu_locked) return kNvmlErrorFunctionNotFound;
-  return api_->set_gpu_locked(device_, min_mhz, max_mhz);
+  return call_on(device_, api_->set_gpu_locked, min_mhz, max_mhz);
 }
 
-int Nvml::reset_gpu_clocks() const {
-  if (!device_ || !api_->reset_gpu_locked) return kNvmlErrorFunctionNotFound;
-  return api_->reset_gpu_locked(device_);
-}
+int Nvml::reset_gpu_clocks() const { return call_on(device_, api_->reset_gpu_locked); }
 
 int Nvml::lock_memory_clocks(unsigned min_mhz, unsigned max_mhz) const {
-  if (!device_ || !api_->set_mem_locked) return kNvmlErrorFunctionNotFound;
-  return api_->set_mem_locked(device_, min_mhz, max_mhz);
+  return call_on(device_, api_->set_mem_locked, min_mhz, max_mhz);
 }
 
-int Nvml::reset_memory_clocks() const {
-  if (!device_ || !api_->reset_mem_locked) return kNvmlErrorFunctionNotFound;
-  return api_->reset_mem_locked(device_);
-}
+int Nvml::reset_memory_clocks() const { return call_on(device_, api_->reset_mem_locked); }
 
 bool Nvml::has_memory_lock() const noexcept {
   return device_ && api_->set_mem_locked && api_->reset_mem_locked;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iterator>
 
 namespace sgt::report {
 
@@ -15,26 +16,10 @@ bool colour_enabled(std::FILE* stream) {
 }
 
 std::string paint(std::string_view text, Colour colour, bool on) {
-  const char* code = nullptr;
-  switch (colour) {
-    case Colour::green:
-      code = "32";
-      break;
-    case Colour::red:
-      code = "31";
-      break;
-    case Colour::yellow:
-      code = "33";
-      break;
-    case Colour::bold:
-      code = "1";
-      break;
-    case Colour::dim:
-      code = "2";
-      break;
-    case Colour::none:
-      break;
-  }
+  // SGR codes in Colour's order: none, green, red, yellow, bold, dim.
+  constexpr const char* codes[] = {nullptr, "32", "31", "33", "1", "2"};
+  static_assert(std::size(codes) == static_cast<std::size_t>(Colour::dim) + 1);
+  const char* code = codes[static_cast<std::size_t>(colour)];
   if (!on || code == nullptr) return std::string(text);
   return std::string("\033[") + code + "m" + std::string(text) + "\033[0m";
 }

@@ -7,17 +7,16 @@ ProblemKey problem_from_fields(const nlohmann::json& j) {
     const std::string s = j.at(name).get<std::string>();
     return parse_op(s.empty() ? '?' : s[0]);
   };
-  ProblemKey p;
-  p.transa = op("transa");
-  p.transb = op("transb");
-  p.m = j.at("m");
-  p.n = j.at("n");
-  p.k = j.at("k");
-  p.lda = j.at("lda");
-  p.ldb = j.at("ldb");
-  p.ldc = j.at("ldc");
-  p.align = j.at("align");
-  return p;
+  const auto number = [&](const char* name) { return j.at(name).get<int>(); };
+  return {.transa = op("transa"),
+          .transb = op("transb"),
+          .m = number("m"),
+          .n = number("n"),
+          .k = number("k"),
+          .lda = number("lda"),
+          .ldb = number("ldb"),
+          .ldc = number("ldc"),
+          .align = number("align")};
 }
 
 }  // namespace sgt
