@@ -22,7 +22,7 @@ Route& DeviceState::contender_route() {
 }
 
 void DeviceState::start_trial(Route& r) {
-  std::vector<Contender> contenders{{kCublasFamily, "", nullptr, nullptr, 0}};
+  std::vector<Contender> lt, own;
   // cuBLASLt's top algorithms, each a plan of its own (a route runs its plan's first algorithm).
   try {
     if (!lt_)
@@ -36,7 +36,7 @@ void DeviceState::start_trial(Route& r) {
       c.source = Route::Source::on_use;
       c.lt_plan = lt_plans_.back().get();
       c.scratch_bytes = kTileCounterBytes + c.lt_plan->algorithms().front().workspace_bytes;
-      contenders.push_back(
+      lt.push_back(
           {kCublasLtFamily, lt_algorithm_config(algorithm.algo), &c, nullptr, kLibraryComplexity});
     }
   } catch (const Error&) {
@@ -80,14 +80,17 @@ void DeviceState::start_trial(Route& r) {
       c.geometry = e.family->geometry(e.knobs, r.key, limits_);
       c.scratch_bytes = sizeof(float) * c.geometry.workspace_floats;
       c.entry = &e;
-      contenders.push_back({e.record.family, e.record.config, &c, &e, 0});
+      own.push_back({e.record.family, e.record.config, &c, &e, 0});
       seen.insert(id);
       ++kernels;
     } catch (const Error&) {
       continue;  // this neighbour's kernel cannot serve the problem
     }
   }
-  r.trial = std::make_unique<OnUseTrial>(std::move(contenders), &cublas_route_, on_use_);
+  r.trial = std::make_unique<OnUseTrial>(
+      trial_contenders({kCublasFamily, "", nullptr, nullptr, 0}, std::move(lt), std::move(own),
+                       on_use_.max_contenders()),
+      &cublas_route_, on_use_);
   r.source = Route::Source::on_use;
   r.why = r.trial->describe();
 }

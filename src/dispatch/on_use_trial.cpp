@@ -38,6 +38,18 @@ std::vector<int> complexities(const std::vector<Contender>& contenders) {
 
 }  // namespace
 
+std::vector<Contender> trial_contenders(Contender cublas, std::vector<Contender> lt,
+                                        std::vector<Contender> own, std::size_t max) {
+  std::vector<Contender> out{std::move(cublas)};
+  const auto add = [&](Contender& c) {
+    if (out.size() < max) out.push_back(std::move(c));
+  };
+  if (!lt.empty()) add(lt.front());
+  for (Contender& c : own) add(c);
+  for (std::size_t i = 1; i < lt.size(); ++i) add(lt[i]);
+  return out;
+}
+
 OnUseTrial::OnUseTrial(std::vector<Contender> contenders, const Route* decided_cublas,
                        const OnUseSettings& settings)
     : contenders_(std::move(contenders)),

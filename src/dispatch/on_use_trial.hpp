@@ -30,11 +30,18 @@ struct TunedEntry;
 struct OnUseSettings {
   bool enabled = false;
   std::string database;  // the per-user database the winners go to and are read from
-  // Five contenders at most, in four rounds: decided by a problem's 21st call.
   int timed_rounds = 3;  // after one untimed warm-up round (module loads, first launches)
   int lt_algorithms = 2;
   int kernels = 2;
   double min_spread = 0.03;  // the gate's spread is at least this (three samples each)
+
+  // A trial is decided on the call after the one that issued its last sample. So that a
+  // problem's first 20 calls include that one, a trial issues at most 19 samples: with 3 timed
+  // rounds and a warm-up, 4 contenders (decided by the 17th call).
+  static constexpr int kDecidedWithinCalls = 20;
+  std::size_t max_contenders() const {
+    return static_cast<std::size_t>((kDecidedWithinCalls - 1) / (timed_rounds + 1));
+  }
 };
 
 // SGEMM_DISPATCH_TUNE (1: on) and SGEMM_DISPATCH_TUNE_DB (default: default_on_use_database()).
@@ -51,6 +58,11 @@ struct Contender {
   const TunedEntry* entry = nullptr;  // an own kernel: the tuned neighbour whose kernel it is
   int complexity = 0;                 // ties go to the lower (cuBLASLt: kLibraryComplexity)
 };
+
+// The contenders a trial times, at most `max` (at least cuBLAS): cuBLAS, cuBLASLt's first
+// algorithm, the own kernels (what a tuned database would add), then cuBLASLt's other algorithms.
+std::vector<Contender> trial_contenders(Contender cublas, std::vector<Contender> lt,
+                                        std::vector<Contender> own, std::size_t max);
 
 class OnUseTrial {
  public:

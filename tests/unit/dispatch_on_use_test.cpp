@@ -91,6 +91,38 @@ TEST(DispatchOnUse, WarmUpsFirstThenTimedRoundsRoundRobin) {
   EXPECT_FALSE(s.all_in());  // issued, none taken
 }
 
+TEST(DispatchOnUse, ATrialIsDecidedWithinAProblemsFirstTwentyCalls) {
+  const OnUseSettings settings;
+  const std::size_t n = settings.max_contenders();
+  ASSERT_GE(n, 2u);
+  // Every sample, the warm-ups included, is issued by the 19th call; the 20th takes the verdict.
+  const OnUseSchedule s(std::vector<int>(n, 0), settings.timed_rounds, settings.min_spread);
+  EXPECT_LE(static_cast<int>(n) * (settings.timed_rounds + 1),
+            OnUseSettings::kDecidedWithinCalls - 1);
+  EXPECT_EQ(s.samples(), static_cast<int>(n) * settings.timed_rounds);
+}
+
+TEST(DispatchOnUse, ContendersKeepCublasOneLibraryAlgorithmThenKernels) {
+  const auto named = [](const char* family, const char* config) {
+    return Contender{family, config, nullptr, nullptr, 0};
+  };
+  const auto names = [](const std::vector<Contender>& cs) {
+    std::vector<std::string> out;
+    for (const Contender& c : cs) out.push_back(c.family + ":" + c.config);
+    return out;
+  };
+  const Contender cublas = named("cublas", "");
+  const std::vector<Contender> lt{named("cublaslt", "a"), named("cublaslt", "b")};
+  const std::vector<Contender> own{named("f4_skinny", "x"), named("f1_simt", "y")};
+  EXPECT_EQ(names(trial_contenders(cublas, lt, own, 4)),
+            (std::vector<std::string>{"cublas:", "cublaslt:a", "f4_skinny:x", "f1_simt:y"}));
+  EXPECT_EQ(names(trial_contenders(cublas, lt, {own[0]}, 4)),
+            (std::vector<std::string>{"cublas:", "cublaslt:a", "f4_skinny:x", "cublaslt:b"}));
+  EXPECT_EQ(names(trial_contenders(cublas, {}, own, 2)),
+            (std::vector<std::string>{"cublas:", "f4_skinny:x"}));
+  EXPECT_EQ(names(trial_contenders(cublas, lt, own, 1)), (std::vector<std::string>{"cublas:"}));
+}
+
 TEST(DispatchOnUse, APutBackSampleComesNext) {
   OnUseSchedule s({0, 0}, 1, 0.03);
   s.next();

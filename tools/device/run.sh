@@ -3,7 +3,8 @@
 # the experiment's first) of tools/device/EXPERIMENT/steps.sh, from the repository root with
 # .device-dist carried (built here first: NO_BUILD=1 tools/device/pack.sh BUILD_DIR .). Parameters
 # go in the environment (each steps.sh names its own). What the phases leave in $res is packed into
-# $OUT/EXPERIMENT.tar.gz after each phase, so a command cut short still returns what finished.
+# $OUT/EXPERIMENT-PHASES.tar.gz after each phase, so a command cut short still returns what
+# finished, and a second run.sh of the same experiment in one command keeps the first's results.
 # Kept results go to docs/results/EXPERIMENT/ and what they show to docs/findings.md. Never touches
 # clocks or GPU settings.
 set -uo pipefail
@@ -33,6 +34,6 @@ gpu_facts
 for phase in "${phases[@]}"; do
   echo "== $experiment $phase"
   "phase_$phase"
-  tar -C "$res" -czf "$out/$experiment.tar.gz" .
+  tar -C "$res" -czf "$out/$experiment-$(IFS=-; echo "${phases[*]}").tar.gz" .
 done
 ls -la "$out"

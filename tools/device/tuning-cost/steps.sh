@@ -12,10 +12,11 @@
 #   class: the sweep's problems of $CLASSES (default long_k) tuned into a fresh database of their
 #     own, then benched on it against cuBLAS and cuBLASLt's best of 8 (a space change measured on
 #     the classes it is for, in one command);
-#   placement: the dozen's two microsecond problems (NN 9x37x53, 27x54x17), each listed 4 times,
-#     benched in two processes: each row allocates its own operands, so the rows of one process
-#     tell an offset that follows the placement of the data from one that follows the process
-#     (DB: the database, default the tune phase's);
+#   placement: the dozen's two microsecond problems (NN 9x37x53, 27x54x17), each at 4 odd lda
+#     (a shape list refuses a repeated row; every odd lda is the same alignment class), benched in
+#     two processes: each row allocates its own operands, so cuBLAS's times over the rows of one
+#     process tell an offset that follows the placement of the data from one that follows the
+#     process (DB: the database, default the tune phase's);
 #   suites: the sweep and the public suite (or $SUITES) benched on the new database against cuBLAS
 #     and cuBLASLt's best of 8 (what the database that tuning made serves), each within
 #     $BENCH_SECONDS;
@@ -119,7 +120,12 @@ phase_class() {
 phase_placement() {
   restore_new_db
   local list run db=${DB:-$work/new.db}
-  list=$(shapes placement 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17 9,37,53 27,54,17)
+  list=$res/placement.csv
+  {
+    echo 'm,n,k,transa,transb,lda'
+    for pad in 0 2 4 6; do echo "9,37,53,N,N,$((9 + pad))" "27,54,17,N,N,$((27 + pad))"; done |
+      tr ' ' '\n'
+  } > "$list"
   for run in 1 2; do
     timed "placement-$run" timeout 120 sgemm-tune bench --shapes "$list" --db "$db" \
       --json "$res/placement-$run.data.json"
