@@ -31,9 +31,10 @@ for phase in "${phases[@]}"; do
 done
 
 gpu_facts
+tarball=$out/$experiment-$(IFS=-; echo "${phases[*]}").tar.gz  # a phase may pack early into it
 for phase in "${phases[@]}"; do
   echo "== $experiment $phase"
   "phase_$phase"
-  tar -C "$res" -czf "$out/$experiment-$(IFS=-; echo "${phases[*]}").tar.gz" .
+  tar -C "$res" -czf "$tarball" .
 done
 ls -la "$out"

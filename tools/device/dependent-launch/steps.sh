@@ -30,7 +30,7 @@ phase_tests() {
 
 phase_retune() {
   retune_shipped configs/shapes/public.csv 400
-  tar -C "$res" -czf "$out/dependent-launch.tar.gz" .  # kept if the benches run out of time
+  tar -C "$res" -czf "$tarball" .  # kept if the benches run out of time
   bench_public "$work/nvidia-h200.json"
   timed bench-plain env SGEMM_DEPENDENT_LAUNCH=0 timeout 100 sgemm-tune bench \
     --shapes configs/shapes/public.csv --db "$res/bench.db" --lt-algos 8 --json "$res/bench-plain.data.json"
