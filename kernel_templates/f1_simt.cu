@@ -151,56 +151,16 @@ __device__ __forceinline__ void outer_product(const float (&fa)[TM], const float
 
 }  // namespace f1
 
-extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_main(SgemmArgs args) {
-  using namespace f1;
-  allow_dependent_launch();  // sgemm_reduce, when there is one
-  extern __shared__ float4 f1_smem[];
-  float* const As = reinterpret_cast<float*>(f1_smem);  // [STAGES][BK][kStrideA]
-  float* const Bs = As + STAGES * kStageA;              // [STAGES][BK][kStrideB]
-  const unsigned sa0 = smem_addr(As), sb0 = smem_addr(Bs);
+namespace f1 {
 
-  const int tiles_m = (args.m + BM - 1) / BM;
-  const int tiles_n = (args.n + BN - 1) / BN;
-  int tile_m, tile_n;
-  raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
-  const int m0 = tile_m * BM, n0 = tile_n * BN;
-  const int m_rem = args.m - m0, n_rem = args.n - n0;
-
-  // This block's K range: all of K, or slice blockIdx.z of a split.
-  int k_begin = 0, k_end = args.k;
-  if (SPLITK > 1 && args.k_splits > 1) {
-    k_begin = static_cast<int>(blockIdx.z) * args.k_slice;
-    k_end = min(args.k, k_begin + args.k_slice);
-  }
-  const int ktiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
-
-  TileSource src;
-  src.a = kDirectA ? args.a + m0 + static_cast<long long>(k_begin) * args.lda
-                   : args.a + k_begin + static_cast<long long>(m0) * args.lda;
-  src.b = kDirectB ? args.b + n0 + static_cast<long long>(k_begin) * args.ldb
-                   : args.b + k_begin + static_cast<long long>(n0) * args.ldb;
-  src.k_rem = k_end - k_begin;
-  src.x_full = m_rem >= BM && n_rem >= BN;
-  const long long step_a = kDirectA ? static_cast<long long>(BK) * args.lda : BK;
-  const long long step_b = kDirectB ? static_cast<long long>(BK) * args.ldb : BK;
-  auto advance = [&]() {
-    src.a += step_a;
-    src.b += step_b;
-    src.k_rem -= BK;
-  };
-
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int a_off = (warp % kWarpsM) * WM + (lane % kLanesM) * 4;
-  const int b_off = (warp / kWarpsM) * WN + (lane / kLanesM) * 4;
-
-  float acc[TM][TN];
-#pragma unroll
-  for (int i = 0; i < TM; ++i) {
-#pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-  }
-
-  // Prologue: tiles 0..STAGES-2 in flight, one commit group each (empty groups keep the count).
+// The K loop (`advance` moves src to the next K tile): tiles 0..STAGES-2 in flight first (one commit group each; empty groups keep the
+// count), then one tile computed per step while the next is copied. Before the wait for tile t,
+// (STAGES - 1) + t groups are committed; wait_group(STAGES - 2) therefore guarantees that tile t
+// has landed.
+template <class Advance>
+__device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource& src, Advance&& advance,
+                                         const SgemmArgs& args, int m_rem, int n_rem, int ktiles,
+                                         int a_off, int b_off, float (&acc)[TM][TN]) {
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < ktiles) {
@@ -212,8 +172,6 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   int read_stage = 0;
   int write_stage = STAGES - 1;
   int next_tile = STAGES - 1;
-  // Before the wait for tile t, (STAGES - 1) + t groups are committed; wait_group(STAGES - 2)
-  // therefore guarantees that tile t has landed.
 #if REGDB
   float fa[2][TM], fb[2][TN];
   cp_async_wait<STAGES - 2>();
@@ -236,8 +194,8 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
       if (kk == 0) {
         // Refill the stage read during tile t - 1 (all threads passed the barrier since).
         if (next_tile < ktiles) {
-          load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src, args,
-                     m_rem, n_rem);
+          load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src,
+                     args, m_rem, n_rem);
           advance();
         }
         cp_async_commit();
@@ -253,8 +211,8 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // tile t visible to all; every read of stage t - 1 retired
     if (next_tile < ktiles) {
-      load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src, args,
-                 m_rem, n_rem);
+      load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src,
+                 args, m_rem, n_rem);
       advance();
     }
     cp_async_commit();
@@ -271,13 +229,12 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   }
 #endif
   cp_async_wait<0>();  // no copy may outlive the block (empty groups only, but be exact)
+}
 
-  // In-kernel split-K: only the last split of the tile to arrive goes on, with the sum of all.
-  const bool split = SPLITK > 1 && args.k_splits > 1;
-  if (REDUCE && split && !PartialTile<TM, TN, kThreads>::reduce_splits(args, acc)) return;
-
-  // Epilogue: each thread owns (TM/4) x TN runs of 4 consecutive rows of one column.
-  const bool to_workspace = !REDUCE && split;
+// Epilogue: each thread owns (TM/4) x TN runs of 4 consecutive rows of one column, stored to C
+// (alpha, beta applied) or, for a split summed later, to its partial tile in the workspace.
+__device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_workspace, int m0, int n0,
+                                           int a_off, int b_off, const float (&acc)[TM][TN]) {
   float* out;
   int ld;
   bool vec_ok = true;
@@ -311,6 +268,64 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
       }
     }
   }
+}
+
+}  // namespace f1
+
+extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_main(SgemmArgs args) {
+  using namespace f1;
+  allow_dependent_launch();  // sgemm_reduce, when there is one
+  extern __shared__ float4 f1_smem[];
+  float* const As = reinterpret_cast<float*>(f1_smem);  // [STAGES][BK][kStrideA]
+  float* const Bs = As + STAGES * kStageA;              // [STAGES][BK][kStrideB]
+  const unsigned sa0 = smem_addr(As), sb0 = smem_addr(Bs);
+
+  const int tiles_m = (args.m + BM - 1) / BM;
+  const int tiles_n = (args.n + BN - 1) / BN;
+  int tile_m, tile_n;
+  raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const int m_rem = args.m - m0, n_rem = args.n - n0;
+
+  // This block's K range: all of K, or slice blockIdx.z of a split.
+  int k_begin = 0, k_end = args.k;
+  if (SPLITK > 1 && args.k_splits > 1) {
+    k_begin = static_cast<int>(blockIdx.z) * args.k_slice;
+    k_end = min(args.k, k_begin + args.k_slice);
+  }
+  const int ktiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+
+  TileSource src;
+  src.a = kDirectA ? args.a + m0 + static_cast<long long>(k_begin) * args.lda
+                        : args.a + k_begin + static_cast<long long>(m0) * args.lda;
+  src.b = kDirectB ? args.b + n0 + static_cast<long long>(k_begin) * args.ldb
+                        : args.b + k_begin + static_cast<long long>(n0) * args.ldb;
+  src.k_rem = k_end - k_begin;
+  src.x_full = m_rem >= BM && n_rem >= BN;
+  const long long step_a = kDirectA ? static_cast<long long>(BK) * args.lda : BK;
+  const long long step_b = kDirectB ? static_cast<long long>(BK) * args.ldb : BK;
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int a_off = (warp % kWarpsM) * WM + (lane % kLanesM) * 4;
+  const int b_off = (warp / kWarpsM) * WN + (lane / kLanesM) * 4;
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+  }
+  auto advance = [&]() {
+    src.a += step_a;
+    src.b += step_b;
+    src.k_rem -= BK;
+  };
+  mainloop(sa0, sb0, src, advance, args, m_rem, n_rem, ktiles, a_off, b_off, acc);
+
+  // In-kernel split-K: only the last split of the tile to arrive goes on, with the sum of all.
+  const bool split = SPLITK > 1 && args.k_splits > 1;
+  if (REDUCE && split && !PartialTile<TM, TN, kThreads>::reduce_splits(args, acc)) return;
+  store_tile(args, !REDUCE && split, m0, n0, a_off, b_off, acc);
 }
 
 #if SPLITK > 1 && !REDUCE

@@ -344,6 +344,117 @@ __device__ __forceinline__ void finish_stream_k_tile(const SgemmArgs& args, cons
   write_acc(args, m0, n0, a0, b0, acc);
 }
 
+// The shared ring of STAGES stages and their barriers, the operands' tensor maps, and where this
+// thread reads each stage.
+struct Ring {
+  unsigned sa0, sb0, bar0;  // [STAGES] A stages, [STAGES] B stages, [STAGES] 8-byte mbarriers
+  const TmaMap& map_a;
+  const TmaMap& map_b;
+  FragOrigin origin;
+
+  // The boxes of the tile at (m0, n0), K tile from k0, into stage s: A and B at their origins in
+  // each operand's own coordinates (inner dimension first). Issued by the producer thread alone.
+  __device__ __forceinline__ void load_stage(int s, int m0, int n0, int k0) const {
+    const unsigned bar = bar0 + 8u * s;
+    arrive_expect_bytes(bar, kStageBytes);
+    if constexpr (kKContigA)
+      tma_load_2d(sa0 + 4u * s * kStageA, map_a, k0, m0, bar);
+    else
+      tma_load_2d(sa0 + 4u * s * kStageA, map_a, m0, k0, bar);
+    if constexpr (kKContigB)
+      tma_load_2d(sb0 + 4u * s * kStageB, map_b, k0, n0, bar);
+    else
+      tma_load_2d(sb0 + 4u * s * kStageB, map_b, n0, k0, bar);
+  }
+
+  // Iteration t of this block's ring: wait for stage t % STAGES, compute it, hand it back.
+  __device__ __forceinline__ void compute_stage(int t, float (&acc)[TM][TN]) const {
+    const int s = t % STAGES;
+    wait_phase(bar0 + 8u * s, static_cast<unsigned>(t / STAGES) & 1u);
+    const unsigned sa = sa0 + 4u * s * kStageA, sb = sb0 + 4u * s * kStageB;
+#pragma unroll
+    for (int q = 0; q < BK / 4; ++q) mma_group(sa, sb, origin, q, acc);
+    __syncthreads();  // every read of stage s retired before TMA overwrites it
+  }
+};
+
+__device__ __forceinline__ void clear(float (&acc)[TM][TN]) {
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+  }
+}
+
+// Stream-K: this block's share of all the tiles' K iterations, tile after tile through the ring.
+__device__ __forceinline__ void run_stream_k(const SgemmArgs& args, const Ring& ring, bool producer,
+                                             int tiles_m, int tiles_n, float (&acc)[TM][TN]) {
+  const int kt = (args.k + BK - 1) / BK;
+  const StreamK sk{static_cast<long long>(tiles_m) * tiles_n * kt, kt,
+                   static_cast<int>(gridDim.x)};
+  const long long first = sk.start(static_cast<int>(blockIdx.x));
+  const int count = static_cast<int>(sk.start(static_cast<int>(blockIdx.x) + 1) - first);
+  // Local iteration t is global iteration first + t: K tile it % kt of tile it / kt.
+  auto issue = [&](int t) {
+    const long long it = first + t;
+    const int tile = static_cast<int>(it / kt);
+    int tile_m, tile_n;
+    f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
+    ring.load_stage(t % STAGES, tile_m * BM, tile_n * BN,
+                    static_cast<int>(it - static_cast<long long>(tile) * kt) * BK);
+  };
+  if (producer) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s)
+      if (s < count) issue(s);
+  }
+  long long seg_begin = first;  // where this block's share of the current tile began
+  int tile = static_cast<int>(first / kt);
+  long long tile_end = static_cast<long long>(tile + 1) * kt;  // no division in the loop
+  for (int t = 0; t < count; ++t) {
+    ring.compute_stage(t, acc);
+    if (producer && t + STAGES < count) issue(t + STAGES);
+    const long long it = first + t;
+    if (it + 1 == tile_end || t + 1 == count) {
+      int tile_m, tile_n;
+      f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
+      finish_stream_k_tile(args, sk, tile, seg_begin, it + 1, tile_m * BM, tile_n * BN,
+                           ring.origin.a0, ring.origin.b0, acc);
+      clear(acc);
+      seg_begin = it + 1;
+      ++tile;
+      tile_end += kt;
+    }
+  }
+}
+
+// One tile per block: all of K, or slice blockIdx.z of a split (k_slice is a multiple of BK, so no
+// tile reaches into the next slice; TMA zero-fills past K in the last one).
+__device__ __forceinline__ void run_tile(const SgemmArgs& args, const Ring& ring, bool producer,
+                                         int tiles_m, int tiles_n, float (&acc)[TM][TN]) {
+  int tile_m, tile_n;
+  f1::raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const bool split = SPLITK > 1 && args.k_splits > 1;
+  const int k_begin = split ? static_cast<int>(blockIdx.z) * args.k_slice : 0;
+  const int k_end = split ? min(args.k, k_begin + args.k_slice) : args.k;
+  const int ktiles = (k_end - k_begin + BK - 1) / BK;
+  if (producer) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s)
+      if (s < ktiles) ring.load_stage(s, m0, n0, k_begin + s * BK);
+  }
+  for (int t = 0; t < ktiles; ++t) {
+    ring.compute_stage(t, acc);
+    if (producer && t + STAGES < ktiles)
+      ring.load_stage(t % STAGES, m0, n0, k_begin + (t + STAGES) * BK);
+  }
+  if (SPLITK > 1 && split)
+    reduce_splits(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
+  else
+    write_acc(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
+}
+
 }  // namespace f2
 
 extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
@@ -355,29 +466,11 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
   // The swizzle pattern repeats every 1024 bytes: stages start on such a boundary (the launch
   // asks for 1024 bytes more than the ring needs).
   const unsigned base = (static_cast<unsigned>(__cvta_generic_to_shared(f2_smem)) + 1023u) & ~1023u;
-  const unsigned sa0 = base;                                  // [STAGES] A stages
-  const unsigned sb0 = sa0 + 4u * STAGES * kStageA;           // [STAGES] B stages
-  const unsigned bar0 = sb0 + 4u * STAGES * kStageB;          // [STAGES] 8-byte mbarriers
-
+  const unsigned sb0 = base + 4u * STAGES * kStageA;
+  const unsigned bar0 = sb0 + 4u * STAGES * kStageB;
   const int tiles_m = (args.m + BM - 1) / BM;
   const int tiles_n = (args.n + BN - 1) / BN;
   const bool producer = threadIdx.x == 0;
-
-  // The boxes of the tile at (m0, n0), K tile from k0, into stage s: A and B at their origins in
-  // each operand's own coordinates (inner dimension first).
-  auto load_stage = [&](int s, int m0, int n0, int k0) {
-    const unsigned bar = bar0 + 8u * s;
-    arrive_expect_bytes(bar, kStageBytes);
-    if constexpr (kKContigA)
-      tma_load_2d(sa0 + 4u * s * kStageA, map_a, k0, m0, bar);
-    else
-      tma_load_2d(sa0 + 4u * s * kStageA, map_a, m0, k0, bar);
-    if constexpr (kKContigB)
-      tma_load_2d(sb0 + 4u * s * kStageB, map_b, k0, n0, bar);
-    else
-      tma_load_2d(sb0 + 4u * s * kStageB, map_b, n0, k0, bar);
-  };
-
   if (producer) {
     prefetch_map(map_a);
     prefetch_map(map_b);
@@ -393,95 +486,22 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
   const int a0 = (warp % kWarpsM) * WM + (kKContigA ? lane_m : lane_m * 4);
   const int b0 = (warp / kWarpsM) * WN + (kKContigB ? lane_n : lane_n * 4);
   // Warp tiles start on multiples of 8 rows, so x0 % 8 is the lane index (kcontig_addr).
-  const FragOrigin origin = {a0,
-                             b0,
-                             static_cast<unsigned>(a0 * kRowBytes),
-                             static_cast<unsigned>(b0 * kRowBytes),
-                             swizzle_phase(static_cast<unsigned>(a0 % 8)),
-                             swizzle_phase(static_cast<unsigned>(b0 % 8))};
+  const Ring ring = {base,
+                     sb0,
+                     bar0,
+                     map_a,
+                     map_b,
+                     {a0, b0, static_cast<unsigned>(a0 * kRowBytes),
+                      static_cast<unsigned>(b0 * kRowBytes),
+                      swizzle_phase(static_cast<unsigned>(a0 % 8)),
+                      swizzle_phase(static_cast<unsigned>(b0 % 8))}};
 
   float acc[TM][TN];
-  auto clear = [&]() {
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-#pragma unroll
-      for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-    }
-  };
-  clear();
-  // Iteration t of this block's ring: wait for stage t % STAGES, compute it, hand it back.
-  auto compute_stage = [&](int t) {
-    const int s = t % STAGES;
-    wait_phase(bar0 + 8u * s, static_cast<unsigned>(t / STAGES) & 1u);
-    const unsigned sa = sa0 + 4u * s * kStageA, sb = sb0 + 4u * s * kStageB;
-#pragma unroll
-    for (int q = 0; q < BK / 4; ++q) mma_group(sa, sb, origin, q, acc);
-    __syncthreads();  // every read of stage s retired before TMA overwrites it
-  };
-
-  if constexpr (STREAMK > 0) {
-    const int kt = (args.k + BK - 1) / BK;
-    const StreamK sk{static_cast<long long>(tiles_m) * tiles_n * kt, kt,
-                     static_cast<int>(gridDim.x)};
-    const long long first = sk.start(static_cast<int>(blockIdx.x));
-    const int count = static_cast<int>(sk.start(static_cast<int>(blockIdx.x) + 1) - first);
-    // Local iteration t is global iteration first + t: K tile it % kt of tile it / kt.
-    auto issue = [&](int t) {
-      const long long it = first + t;
-      const int tile = static_cast<int>(it / kt);
-      int tile_m, tile_n;
-      f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
-      load_stage(t % STAGES, tile_m * BM, tile_n * BN,
-                 static_cast<int>(it - static_cast<long long>(tile) * kt) * BK);
-    };
-    if (producer) {
-#pragma unroll
-      for (int s = 0; s < STAGES; ++s)
-        if (s < count) issue(s);
-    }
-    long long seg_begin = first;  // where this block's share of the current tile began
-    int tile = static_cast<int>(first / kt);
-    long long tile_end = static_cast<long long>(tile + 1) * kt;  // no division in the loop
-    for (int t = 0; t < count; ++t) {
-      compute_stage(t);
-      if (producer && t + STAGES < count) issue(t + STAGES);
-      const long long it = first + t;
-      if (it + 1 == tile_end || t + 1 == count) {
-        int tile_m, tile_n;
-        f1::raster_tile<RASTER>(tile, tiles_m, tiles_n, tile_m, tile_n);
-        finish_stream_k_tile(args, sk, tile, seg_begin, it + 1, tile_m * BM, tile_n * BN, a0, b0,
-                             acc);
-        clear();
-        seg_begin = it + 1;
-        ++tile;
-        tile_end += kt;
-      }
-    }
-  } else {
-    int tile_m, tile_n;
-    f1::raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
-    const int m0 = tile_m * BM, n0 = tile_n * BN;
-    // This block's K range: all of K, or slice blockIdx.z of a split (k_slice is a multiple of
-    // BK, so no tile reaches into the next slice; TMA zero-fills past K in the last one).
-    const bool split = SPLITK > 1 && args.k_splits > 1;
-    const int k_begin = split ? static_cast<int>(blockIdx.z) * args.k_slice : 0;
-    const int k_end = split ? min(args.k, k_begin + args.k_slice) : args.k;
-    const int ktiles = (k_end - k_begin + BK - 1) / BK;
-    if (producer) {
-#pragma unroll
-      for (int s = 0; s < STAGES; ++s)
-        if (s < ktiles) load_stage(s, m0, n0, k_begin + s * BK);
-    }
-    for (int t = 0; t < ktiles; ++t) {
-      compute_stage(t);
-      if (producer && t + STAGES < ktiles)
-        load_stage(t % STAGES, m0, n0, k_begin + (t + STAGES) * BK);
-    }
-    if (SPLITK > 1 && split)
-      reduce_splits(args, m0, n0, a0, b0, acc);
-    else
-      write_acc(args, m0, n0, a0, b0, acc);
-  }
+  clear(acc);
+  if constexpr (STREAMK > 0)
+    run_stream_k(args, ring, producer, tiles_m, tiles_n, acc);
+  else
+    run_tile(args, ring, producer, tiles_m, tiles_n, acc);
 }
 
 // ---- Packed operands (PACK = 1) --------------------------------------------------------------
