@@ -1,8 +1,12 @@
 // Tuning on use against offline tuning, on problems removed from a tuned database:
-//   tune_on_use --db TUNED.db --shapes HELD_OUT.csv [--calls 20] [--rounds 200] [--json FILE]
+//   tune_on_use --db TUNED.db --shapes HELD_OUT.csv [--calls 20] [--rounds 200] [--idle 1]
+//               [--json FILE]
 // The held-out problems' winners are deleted from a copy of TUNED.db. For each problem, a handle on
-// the copy with SGEMM_DISPATCH_TUNE=1 (a fresh per-user database) makes the first --calls calls,
-// each waited for and checked against cuBLAS on the same operands (normwise, FP32 tolerance);
+// the copy with SGEMM_DISPATCH_TUNE=1 (a fresh per-user database) makes the first --calls calls
+// back to back, as an application's calls come (no host wait between them, so that the trial times
+// a busy GPU, not one waking from idle), each checked on the GPU against cuBLAS's result of the
+// same call (normwise, FP32 tolerance; read back once the calls are done; --idle 1 waits for each
+// call instead, and the trial then times a GPU that idled in between);
 // then the route it settled on, and the offline winner's route from a handle on TUNED.db, are
 // each timed against cublasSgemm in interleaved rounds (warm, back to back; median of the paired
 // ratios). Reported: both speed-ups, their geomeans and quotient, the host time the first calls
@@ -39,6 +43,7 @@ using sgt::ErrorKind;
 struct Args {
   std::string db, shapes, json;
   int calls = 20, rounds = 200;
+  bool idle = false;  // --idle: wait for each call before the next (the GPU idles between calls)
 };
 
 Args parse_args(int argc, char** argv) {
@@ -54,13 +59,15 @@ Args parse_args(int argc, char** argv) {
       a.calls = std::stoi(value);
     else if (flag == "--rounds")
       a.rounds = std::stoi(value);
+    else if (flag == "--idle")
+      a.idle = value != "0";
     else
       throw Error(ErrorKind::invalid_value, "unknown option " + flag);
   });
   if (a.db.empty() || a.shapes.empty() || a.calls < 1 || a.rounds < 1)
     throw Error(ErrorKind::invalid_value,
                 "usage: tune_on_use --db TUNED.db --shapes HELD_OUT.csv [--calls 20] "
-                "[--rounds 200] [--json FILE]");
+                "[--rounds 200] [--idle 1] [--json FILE]");
   return a;
 }
 
@@ -98,7 +105,7 @@ void remove_winners(const std::string& path, const std::vector<sgt::Shape>& held
 // One problem's operands, a scratch C and cuBLAS's C.
 struct Operands {
   sgt::Problem problem;
-  sgt::DeviceBuffer<float> a, b, c0, c, reference;
+  sgt::DeviceBuffer<float> a, b, c0, c, reference, dense;
 
   explicit Operands(const sgt::Problem& pr) : problem(pr) {
     const sgt::ProblemKey& p = pr.key;
@@ -115,6 +122,7 @@ struct Operands {
     fill(c0, static_cast<std::size_t>(p.ldc) * p.n, 3);
     c = sgt::DeviceBuffer<float>(c0.size());
     reference = sgt::DeviceBuffer<float>(c0.size());
+    dense = sgt::DeviceBuffer<float>(static_cast<std::size_t>(p.m) * p.n);
   }
   void reset() {
     check(cudaMemcpy(c.get(), c0.get(), c0.size() * 4, cudaMemcpyDeviceToDevice));
@@ -133,21 +141,17 @@ struct Operands {
                       p.transb == sgt::Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, p.m, p.n, p.k,
                       &problem.alpha, a.get(), p.lda, b.get(), p.ldb, &problem.beta, out, p.ldc));
   }
-  // Normwise relative difference of C from cuBLAS's C (infinite on a NaN).
-  double error() const {
-    std::vector<float> x(c.size()), y(c.size());
-    check(cudaMemcpy(x.data(), c.get(), x.size() * 4, cudaMemcpyDeviceToHost));
-    check(cudaMemcpy(y.data(), reference.get(), y.size() * 4, cudaMemcpyDeviceToHost));
+  // Enqueues the normwise difference of C from cuBLAS's C, ||C - R|| and ||R|| over the m x n
+  // block, into out[0] and out[1] (device memory; `nrm` is a handle in device pointer mode).
+  void enqueue_error(cublasHandle_t h, cublasHandle_t nrm, float* out) {
     const sgt::ProblemKey& p = problem.key;
-    double diff = 0, norm = 0;
-    for (int j = 0; j < p.n; ++j)
-      for (int i = 0; i < p.m; ++i) {
-        const std::size_t at = i + static_cast<std::size_t>(j) * p.ldc;
-        if (!std::isfinite(x[at])) return INFINITY;
-        diff += (double(x[at]) - y[at]) * (double(x[at]) - y[at]);
-        norm += double(y[at]) * y[at];
-      }
-    return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+    const float one = 1, minus_one = -1, zero = 0;
+    check(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, p.m, p.n, &one, c.get(), p.ldc, &minus_one,
+                      reference.get(), p.ldc, dense.get(), p.m));
+    check(cublasSnrm2(nrm, p.m * p.n, dense.get(), 1, out));
+    check(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, p.m, p.n, &one, reference.get(), p.ldc, &zero,
+                      reference.get(), p.ldc, dense.get(), p.m));
+    check(cublasSnrm2(nrm, p.m * p.n, dense.get(), 1, out + 1));
   }
 };
 
@@ -205,6 +209,10 @@ int run(int argc, char** argv) {
   cublasHandle_t cublas = nullptr;
   check(cublasCreate(&cublas));
   check(cublasSetStream(cublas, s));
+  cublasHandle_t nrm = nullptr;  // the norms of the checks, written to device memory
+  check(cublasCreate(&nrm));
+  check(cublasSetStream(nrm, s));
+  check(cublasSetPointerMode(nrm, CUBLAS_POINTER_MODE_DEVICE));
   sgemmHandle_t offline = nullptr;
   check(sgemmCreate(&offline, args.db.c_str()));
 
@@ -237,14 +245,22 @@ int run(int argc, char** argv) {
     unsetenv("SGEMM_DISPATCH_TUNE");
     unsetenv("SGEMM_DISPATCH_TUNE_DB");
     x.reset();
+    sgt::DeviceBuffer<float> norms(2 * static_cast<std::size_t>(args.calls));
     double host = 0, max_error = 0;
     for (int i = 0; i < args.calls; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       check(x.dispatch(on_use, s));
       host += seconds_since(t0);
       x.cublas(cublas, x.reference.get());
-      check(cudaStreamSynchronize(s));
-      max_error = std::max(max_error, x.error());
+      x.enqueue_error(cublas, nrm, norms.get() + 2 * i);
+      if (args.idle) check(cudaStreamSynchronize(s));
+    }
+    check(cudaStreamSynchronize(s));
+    std::vector<float> n2(norms.size());
+    check(cudaMemcpy(n2.data(), norms.get(), n2.size() * 4, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < args.calls; ++i) {
+      const double d = n2[2 * i], r = n2[2 * i + 1];
+      max_error = std::max(max_error, !std::isfinite(d) ? INFINITY : r > 0 ? d / r : d);
     }
     const double stall_ms = 1000 * (host - args.calls * sgt::median(warm));
     const bool right = max_error < 1e-5;
@@ -269,6 +285,8 @@ int run(int argc, char** argv) {
                     {"route", d}});
   }
   check(sgemmDestroy(offline));
+  cublasDestroy(nrm);
+  cublasDestroy(cublas);
   const double n = static_cast<double>(rows.size());
   const double g_offline = std::exp(log_offline / n), g_on_use = std::exp(log_on_use / n);
   fmt::print(

@@ -5,7 +5,8 @@
 #   heldout: tools/bench/tune_on_use on 20 sweep problems spread evenly over the list (rows
 #     floor(j * rows / 20)), removed from $DB (default .device-state/new.db, a database that
 #     tuned the public suite and the sweep on this GPU model): the first 20 calls checked against
-#     cuBLAS, then the route they settled on against the offline winner's, and the stall;
+#     cuBLAS, then the route they settled on against the offline winner's, and the stall; once
+#     with the calls back to back, once with each waited for (--idle 1);
 #   overhead: tools/bench/dispatch_overhead (host cost of a warm call), three times, against the
 #     figures before tuning on use in docs/dispatcher.md ("Overhead").
 default_phase=tests
@@ -29,9 +30,13 @@ print("\n".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT DISTI
     NR == 1 { print; next }
     { rows[++n] = $0 }
     END { for (j = 0; j < want; ++j) print rows[int(j * n / want) + 1] }' > "$res/held-out.csv"
-  timed heldout timeout 400 tune_on_use --db "$db" --shapes "$res/held-out.csv" \
+  timed heldout timeout 300 tune_on_use --db "$db" --shapes "$res/held-out.csv" \
     --json "$res/heldout.data.json"
   cat "$res/heldout.json"
+  # The same with the GPU idle between calls (each waited for): what the trial then times.
+  timed heldout-idle timeout 300 tune_on_use --db "$db" --shapes "$res/held-out.csv" --idle 1 \
+    --json "$res/heldout-idle.data.json"
+  tail -1 "$res/heldout-idle.json"
 }
 
 phase_overhead() {
