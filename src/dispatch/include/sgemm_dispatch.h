@@ -18,7 +18,16 @@ extern "C" {
 
 typedef struct sgemmContext* sgemmHandle_t;
 
-typedef enum {
+/* In C++ the enumerations below have int as their underlying type: any int a caller passes is
+ * then a value of the type (as in C), which the library checks and rejects, rather than
+ * undefined behaviour. */
+#ifdef __cplusplus
+#define SGEMM_ENUM_BASE : int
+#else
+#define SGEMM_ENUM_BASE
+#endif
+
+typedef enum SGEMM_ENUM_BASE {
   SGEMM_STATUS_SUCCESS = 0,
   SGEMM_STATUS_INVALID_VALUE = 1,
   SGEMM_STATUS_NOT_INITIALIZED = 2,
@@ -31,7 +40,8 @@ typedef enum {
 } sgemmStatus_t;
 
 /* The values of cublasOperation_t. For real data the conjugate transpose is the transpose. */
-typedef enum { SGEMM_OP_N = 0, SGEMM_OP_T = 1, SGEMM_OP_C = 2 } sgemmOperation_t;
+typedef enum SGEMM_ENUM_BASE { SGEMM_OP_N = 0, SGEMM_OP_T = 1, SGEMM_OP_C = 2 } sgemmOperation_t;
+#undef SGEMM_ENUM_BASE
 
 /* Opens the tuning database read-only. db_path NULL: $SGEMM_TUNER_DB, then the installed default;
  * with neither, the handle serves every call through cuBLAS (sgemmDescribe says so). A database
