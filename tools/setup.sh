@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev
           nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
           libopenmpi-dev openmpi-bin  # tuning shared among hosts (mpirun), and its tests
-          clang libclang-rt-14-dev  # the libFuzzer targets of tests/fuzz (ASan, UBSan, libFuzzer)
+          clang libclang-rt-14-dev  # the ASan tier and the libFuzzer targets of tests/fuzz
           gnuplot-nox               # report --plot and its tests (pngcairo, svg)
           clang-format)             # tools/check_format.sh
 
