@@ -101,26 +101,28 @@ struct TileSource {
   const float* a;  // A at (m0, tile k0) in the operand's own layout
   const float* b;  // B at (tile k0, n0)
   int k_rem;       // K elements left from tile k0 to the end of this split
-  bool x_full;     // block tile lies inside M and N
+  bool m_full;     // block tile lies inside M
+  bool n_full;     // ... and inside N
 };
 
 // Issues the cp.async copies of one K tile of A and B into one stage (no commit); only tail tiles
 // (past M, N or K) take the predicated, zero-filling path.
 __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const TileSource& src,
                                            const SgemmArgs& args, int m_rem, int n_rem) {
-  const bool full = src.x_full && src.k_rem >= BK;
+  // Each operand's copies take the unpredicated path where its own tile is whole.
+  const bool a_full = src.m_full && src.k_rem >= BK, b_full = src.n_full && src.k_rem >= BK;
   if constexpr (kDirectA)
     load_direct<BM, BK, ALIGN, kThreads, kStrideA, kRecomputeA>(sa, src.a, args.lda, m_rem,
-                                                                src.k_rem, full, args.a);
+                                                                src.k_rem, a_full);
   else
     load_transposed<BM, BK, kThreads, kStrideA, kRecomputeA>(sa, src.a, args.lda, m_rem, src.k_rem,
-                                                             full, args.a);
+                                                             a_full);
   if constexpr (kDirectB)
     load_direct<BN, BK, ALIGN, kThreads, kStrideB, kRecomputeB>(sb, src.b, args.ldb, n_rem,
-                                                                src.k_rem, full, args.b);
+                                                                src.k_rem, b_full);
   else
     load_transposed<BN, BK, kThreads, kStrideB, kRecomputeB>(sb, src.b, args.ldb, n_rem, src.k_rem,
-                                                             full, args.b);
+                                                             b_full);
 }
 
 // Fragments of one k row from the stage at shared addresses sa, sb (this thread's a_off, b_off
@@ -301,7 +303,8 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   src.b = kDirectB ? args.b + n0 + static_cast<long long>(k_begin) * args.ldb
                         : args.b + k_begin + static_cast<long long>(n0) * args.ldb;
   src.k_rem = k_end - k_begin;
-  src.x_full = m_rem >= BM && n_rem >= BN;
+  src.m_full = m_rem >= BM;
+  src.n_full = n_rem >= BN;
   const long long step_a = kDirectA ? static_cast<long long>(BK) * args.lda : BK;
   const long long step_b = kDirectB ? static_cast<long long>(BK) * args.ldb : BK;
 
@@ -329,38 +332,69 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
 }
 
 #if SPLITK > 1 && !REDUCE
-// Sums the k_splits partial products in split order (deterministic) and applies alpha and beta
-// once. Each thread handles runs of 4 rows of one column, grid-stride.
+// Partial sums a thread of sgemm_reduce loads at once: one split at a time, a deep split (16-64)
+// would wait out one L2 round trip per split.
+constexpr int kReduceBatch = 8;
+
+// Sums the k_splits partial products and applies alpha and beta once. A block is blockDim.x runs
+// of 4 rows of one column (grid-stride) by blockDim.y (a power of two) groups of splits: group g
+// sums splits g, g + blockDim.y, ... in order, then a fixed tree in shared memory adds the groups,
+// so the result does not depend on timing. Small outputs split deep thus still fill the GPU.
 extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
   using namespace f1;
   wait_for_prior_grid();  // sgemm_main's partial sums
-  const int m = args.m;
+  __shared__ float4 group_sums[256];
+  const int rx = static_cast<int>(blockDim.x), rz = static_cast<int>(blockDim.y);
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int m = args.m, splits = args.k_splits;
   const unsigned runs_per_col = static_cast<unsigned>(m + 3) / 4;
   const unsigned runs = runs_per_col * static_cast<unsigned>(args.n);  // m*n < 2^31
   const size_t split_stride = static_cast<size_t>(m) * args.n;
   const bool ws_vec =
       m % 4 == 0 && (reinterpret_cast<unsigned long long>(args.workspace) & 15) == 0;
-  for (unsigned r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x) {
+  // The loop bound is the same in every thread of a block: all of them reach the barriers.
+  for (unsigned first = blockIdx.x * rx; first < runs; first += gridDim.x * rx) {
+    const unsigned r = first + tx;
     const int col = static_cast<int>(r / runs_per_col);
     const int row = static_cast<int>(r % runs_per_col) * 4;
     const int nvalid = m - row;
-    const float* w = args.workspace + static_cast<size_t>(col) * m + row;
-    float sum[4];
-    if (ws_vec)
-      load4<4>(w, nvalid, sum);
-    else
-      load4<1>(w, nvalid, sum);
-    for (int z = 1; z < args.k_splits; ++z) {
-      float part[4];
-      if (ws_vec)
-        load4<4>(w + z * split_stride, nvalid, part);
-      else
-        load4<1>(w + z * split_stride, nvalid, part);
+    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (r < runs) {
+      const float* w = args.workspace + static_cast<size_t>(col) * m + row;
+      for (int z0 = ty; z0 < splits; z0 += kReduceBatch * rz) {
+        float part[kReduceBatch][4];
 #pragma unroll
-      for (int q = 0; q < 4; ++q) sum[q] += part[q];
+        for (int u = 0; u < kReduceBatch; ++u) {
+          const int z = z0 + u * rz;
+          if (z >= splits) break;
+          if (ws_vec)
+            load4<4>(w + z * split_stride, nvalid, part[u]);
+          else
+            load4<1>(w + z * split_stride, nvalid, part[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < kReduceBatch; ++u) {
+          if (z0 + u * rz >= splits) break;
+#pragma unroll
+          for (int q = 0; q < 4; ++q) sum[q] += part[u][q];
+        }
+      }
     }
-    update4<ALIGN>(args.c + static_cast<long long>(col) * args.ldc + row, nvalid, sum, args.alpha,
-                   args.beta);
+    group_sums[ty * rx + tx] = make_float4(sum[0], sum[1], sum[2], sum[3]);
+    for (int h = rz / 2; h > 0; h /= 2) {
+      __syncthreads();
+      if (ty < h) {
+        const float4 a = group_sums[ty * rx + tx], b = group_sums[(ty + h) * rx + tx];
+        group_sums[ty * rx + tx] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+      }
+    }
+    if (ty == 0 && r < runs) {
+      const float4 t = group_sums[tx];
+      float total[4] = {t.x, t.y, t.z, t.w};
+      update4<ALIGN>(args.c + static_cast<long long>(col) * args.ldc + row, nvalid, total,
+                     args.alpha, args.beta);
+    }
+    __syncthreads();  // group_sums is written again for the next runs
   }
 }
 #endif

@@ -76,33 +76,38 @@ __device__ __forceinline__ void cp_async_wait() {
 // ---- Tile loaders. Operand X has a tile extent BX (BM for A, BN for B) and K; the shared tile is
 // K-major: element (x, p) at row p, column x, row stride BX + PAD floats. Offsets from the tile
 // origin g are 32-bit unsigned: an in-range element lies inside an operand of < 2^31 elements
-// (sgt::validate), and out-of-range ones (which may wrap) are replaced by `safe` and zero-filled.
-// 32-bit offsets halve the registers the loop-invariant addressing of each copy keeps. -----------
+// (sgt::validate); an out-of-range one (whose offset may wrap) copies zero bytes from g itself,
+// which is in range (a tile is loaded only while K is left). 32-bit offsets halve the registers the
+// loop-invariant addressing of each copy keeps. Whether a tile is whole is decided once per tile,
+// not per copy: per copy, the branch and the selects cost as much as the copy itself. ----------
 
 // X-contiguous operand (A with TRANS_A=0, B with TRANS_B=1): element (x, p) at g[x + p*ld].
 // Chunks of V floats copy straight in; consecutive threads take consecutive chunks of a k row, so
 // global reads coalesce and shared writes are conflict-free.
 template <int BX, int KT, int V, int THREADS, int STRIDE, bool RECOMPUTE>
 __device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, int x_rem,
-                                            int k_rem, bool full, const float* safe) {
+                                            int k_rem, bool full) {
   constexpr int D = BX / V;  // chunks per k row
   constexpr int N = KT * D / THREADS;
   static_assert(KT * D % THREADS == 0, "loader: BK*BX must be a multiple of threads*vector");
   static_assert(THREADS % D == 0 || D % THREADS == 0, "loader: powers of two expected");
   if constexpr (RECOMPUTE) asm volatile("mov.b32 %0, %0;\n" : "+r"(ld));  // see load_transposed
   const int t = threadIdx.x;
+  // Chunk t + i*THREADS split into (row p, column x) without dividing a runtime sum.
+  auto row = [&](int i) { return t / D + (i * THREADS) / D; };
+  auto col = [&](int i) { return (t % D + (i * THREADS) % D) * V; };
+  auto dst = [&](int i) { return s + 4u * static_cast<unsigned>(row(i) * STRIDE + col(i)); };
+  auto off = [&](int i) {
+    return static_cast<unsigned>(col(i)) + static_cast<unsigned>(row(i)) * ld;
+  };
+  if (full) {
 #pragma unroll
-  for (int i = 0; i < N; ++i) {
-    // Chunk t + i*THREADS split into (row p, column x) without dividing a runtime sum.
-    const int p = t / D + (i * THREADS) / D;
-    const int x = (t % D + (i * THREADS) % D) * V;
-    const unsigned dst = s + 4u * static_cast<unsigned>(p * STRIDE + x);
-    const unsigned off = static_cast<unsigned>(x) + static_cast<unsigned>(p) * ld;
-    if (full) {
-      cp_async_vec<V>(dst, g + off);
-    } else {
-      const int valid = p < k_rem ? min(max(x_rem - x, 0), V) : 0;
-      cp_async_vec<V>(dst, valid > 0 ? g + off : safe, 4 * valid);
+    for (int i = 0; i < N; ++i) cp_async_vec<V>(dst(i), g + off(i));
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const int valid = row(i) < k_rem ? min(max(x_rem - col(i), 0), V) : 0;
+      cp_async_vec<V>(dst(i), g + (valid > 0 ? off(i) : 0u), 4 * valid);
     }
   }
 }
@@ -116,7 +121,7 @@ __device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, 
 // accumulators, or under a 128-register cap, holding 16-32 of them spills.
 template <int BX, int KT, int THREADS, int STRIDE, bool RECOMPUTE>
 __device__ __forceinline__ void load_transposed(unsigned s, const float* g, int ld, int x_rem,
-                                                int k_rem, bool full, const float* safe) {
+                                                int k_rem, bool full) {
   constexpr int R = THREADS / 8;  // columns covered by one pass of all threads
   constexpr int N = KT * BX / THREADS;
   static_assert(KT % 8 == 0, "loader: BK must be a multiple of 8");
@@ -125,18 +130,21 @@ __device__ __forceinline__ void load_transposed(unsigned s, const float* g, int 
   if constexpr (RECOMPUTE) asm volatile("mov.b32 %0, %0;\n" : "+r"(ld));
   const int t = threadIdx.x;
   const int k_lo = t % 8;
+  // Element index e = t + i*THREADS: k_lo = e % 8, r = e / 8, x = r % BX, k_hi = r / BX.
+  auto col = [&](int i) { return (t / 8) % BX + (i * R) % BX; };
+  auto row = [&](int i) { return 8 * ((t / 8) / BX + (i * R) / BX) + k_lo; };
+  auto dst = [&](int i) { return s + 4u * static_cast<unsigned>(row(i) * STRIDE + col(i)); };
+  auto off = [&](int i) {
+    return static_cast<unsigned>(row(i)) + static_cast<unsigned>(col(i)) * ld;
+  };
+  if (full) {
 #pragma unroll
-  for (int i = 0; i < N; ++i) {
-    // Element index e = t + i*THREADS: k_lo = e % 8, r = e / 8, x = r % BX, k_hi = r / BX.
-    const int x = (t / 8) % BX + (i * R) % BX;
-    const int p = 8 * ((t / 8) / BX + (i * R) / BX) + k_lo;
-    const unsigned dst = s + 4u * static_cast<unsigned>(p * STRIDE + x);
-    const unsigned off = static_cast<unsigned>(p) + static_cast<unsigned>(x) * ld;
-    if (full) {
-      cp_async_4(dst, g + off);
-    } else {
-      const bool valid = p < k_rem && x < x_rem;
-      cp_async_4(dst, valid ? g + off : safe, valid ? 4 : 0);
+    for (int i = 0; i < N; ++i) cp_async_4(dst(i), g + off(i));
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const bool valid = row(i) < k_rem && col(i) < x_rem;
+      cp_async_4(dst(i), g + (valid ? off(i) : 0u), valid ? 4 : 0);
     }
   }
 }

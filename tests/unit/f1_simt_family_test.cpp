@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/search_space.hpp"
@@ -158,6 +159,21 @@ TEST(F1SimtFamily, GeometryCoversEveryTileWithoutSplit) {
   EXPECT_EQ(f1().geometry(base(), problem(1, 1, 1), kDevice).grid.x, 1u);
 }
 
+// A deep split of a small output: the splits of a run are shared out among up to 8 threads (a
+// power of two, about 8 splits each), so that the few runs still make a grid that fills the GPU.
+TEST(F1SimtFamily, DeepSplitReduceSharesEachRunsSplitsAmongThreads) {
+  for (const auto& [splitk, groups] : std::vector<std::pair<int, unsigned>>{
+           {2, 1}, {8, 1}, {9, 2}, {16, 2}, {17, 4}, {32, 4}, {33, 8}, {64, 8}}) {
+    const LaunchGeometry g =
+        f1().geometry(with(base(), "SPLITK", splitk), problem(356, 72, 32827), kDevice);
+    SCOPED_TRACE(::testing::Message() << "splitk=" << splitk);
+    ASSERT_EQ(g.k_splits, splitk);
+    EXPECT_EQ(g.reduce_block.y, groups);
+    EXPECT_EQ(g.reduce_block.x * g.reduce_block.y, 256u);
+    EXPECT_GE(std::uint64_t{g.reduce_grid.x} * g.reduce_block.x, 89u * 72u);  // every run
+  }
+}
+
 TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
   const LaunchGeometry g =
       f1().geometry(with(base(), "SPLITK", 4), problem(1023, 1025, 1027), kDevice);
@@ -166,7 +182,8 @@ TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
   EXPECT_EQ(g.grid.z, 4u);
   EXPECT_TRUE(g.has_reduce);
   EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + 4u * 1023u * 1025u);
-  EXPECT_EQ(g.reduce_block.x, 256u);
+  EXPECT_EQ(g.reduce_block.x, 256u);  // 4 splits: one thread sums them all
+  EXPECT_EQ(g.reduce_block.y, 1u);
   EXPECT_GE(std::uint64_t{g.reduce_grid.x} * g.reduce_block.x, 256u * 1025u);  // runs of 4 rows
 
   for (int splitk : {2, 3, 5, 8, 16}) {

@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kReduceThreads = 256;          // sgemm_reduce's __launch_bounds__
 constexpr int kMaxReduceBlocks = 8192;       // grid-stride beyond this
+constexpr int kMaxReduceGroups = 8;          // threads that share one run's splits
 constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident block (sm_80+)
 constexpr int kMaxThreadsPerSm = 2048;
 
@@ -177,11 +178,15 @@ class F1Simt final : public Family {
     if (set_k_split(g, split, partial_floats(knobs, p, split))) {
       if (reduce_of(knobs)) return g;
       g.has_reduce = true;
-      // One thread per run of 4 rows of a column.
+      // Runs of 4 rows of a column along x; along y, groups of splits, each summing about 8.
+      int groups = 1;
+      while (groups < kMaxReduceGroups && groups * 8 < split.k_splits) groups *= 2;
+      const int runs_per_block = kReduceThreads / groups;
       const std::int64_t runs = ceil_div64(p.m, 4) * p.n;
-      g.reduce_block.x = kReduceThreads;
+      g.reduce_block.x = static_cast<unsigned>(runs_per_block);
+      g.reduce_block.y = static_cast<unsigned>(groups);
       g.reduce_grid.x = static_cast<unsigned>(
-          std::clamp<std::int64_t>(ceil_div64(runs, kReduceThreads), 1, kMaxReduceBlocks));
+          std::clamp<std::int64_t>(ceil_div64(runs, runs_per_block), 1, kMaxReduceBlocks));
     }
     return g;
   }

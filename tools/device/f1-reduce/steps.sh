@@ -2,10 +2,78 @@
 #   tests (default): the GPU tests of every in-kernel reduction (F1, F2 split-K and stream-K, F4),
 #     F1's family-wide checks and F2's edge shapes, then memcheck over F1's sanitizer sample and
 #     F1's in-kernel sum on padded and misaligned operands.
+#   profile: F1's deep splits on long_k problems ($PROBLEMS: rows "M,N,K", NN with ldb = K as in
+#     the sweep; default 356x72 over K 32827 (alignment 1) and 32828 (alignment 4), and 384x128,
+#     where every tile is whole), each
+#     configuration of $CONFIGS tuned alone (a one-point space, cuBLAS in the same rounds) under
+#     Nsight Compute (--clock-control none): speed of light, occupancy, memory workload and warp
+#     states and instruction counts of sgemm_main and sgemm_reduce, then cuBLAS's kernels on the
+#     same problem; the machine code of every kernel compiled (cuobjdump -sass) to sass-*.txt.
 # The public suite is tuned again with tools/device/run.sh shipped-db retune bench.
 default_phase=tests
 
 phase_tests() {
   gpu_tests gpu-tests-reduce 'InKernelReduce/FusedReduce.*:Families/FamilyCorrectness.*/f1_simt:F2Tma.EdgeShapes*' 420
   sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/f1_simt:InKernelReduce/FusedReduce.PaddedLeadingDimensionsAndMisalignedPointers/f1_simt' 170 memcheck-f1
+}
+
+# The long_k class's best F1 points on the H100 (64x128 and 128x32 tiles, 64 splits), and the
+# first of them summed in the kernel.
+deep_split_configs="BM=64,BN=128,BK=8,WM=32,WN=64,TM=8,TN=8,STAGES=4,SPLITK=64,REDUCE=0
+BM=128,BN=32,BK=16,WM=32,WN=32,TM=8,TN=4,STAGES=3,SPLITK=64,REDUCE=0
+BM=64,BN=128,BK=8,WM=32,WN=64,TM=8,TN=8,STAGES=4,SPLITK=64,REDUCE=1"
+
+# one_point_space NAME KNOB=V,...: F1's space with every knob fixed, as $res/NAME.yaml.
+one_point_space() {
+  local file=$res/$1.yaml kv
+  printf 'family: f1_simt\ndescription: one point\nknobs:\n  PAD: [4]\n  REGDB: [1]\n  MIN_BLOCKS: [1]\n  RASTER: [1]\n' > "$file"
+  for kv in ${2//,/ }; do echo "  ${kv%%=*}: [${kv#*=}]" >> "$file"; done
+  echo "$file"
+}
+
+# Executed warp instructions: all, by pipe (FMA, ALU, LSU), shared loads; FFMA thread ops; the FMA
+# pipe's share of the cycles (a window of its own: a metric this ncu lacks loses only these).
+instruction_mix=smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_lsu.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+
+ncu_window() {  # ncu_window LOG KERNEL_REGEX COMMAND...: one profiled window appended to LOG
+  local log=$1 kernels=$2; shift 2
+  timeout 200 ncu --clock-control none --kernel-name regex:"$kernels" --launch-skip 4 \
+    --launch-count 4 --section SpeedOfLight --section LaunchStats --section Occupancy \
+    --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+    --section InstructionStats "$@" \
+    >> "$log" 2>&1
+  echo "ncu ($kernels): exit $?"
+}
+
+phase_profile() {
+  local row cfg i
+  for row in ${PROBLEMS:-356,72,32827 356,72,32828 384,128,32828}; do
+    local name=${row//,/x} list
+    list=$(shapes "p-$name" "$row")
+    i=0
+    while read -r cfg; do
+      i=$((i + 1))
+      local log=$res/ncu-$name-$i.txt
+      echo "config $cfg" > "$log"
+      ncu_window "$log" "^sgemm_(main|reduce)" sgemm-tune tune --shapes "$list" \
+        --db "$work/p-$name-$i.db" --space "$(one_point_space "space-$i" "$cfg")" \
+        --lt-algos 0 --no-isolation
+      timeout 200 ncu --clock-control none --kernel-name regex:"^sgemm_(main|reduce)" \
+        --launch-skip 4 --launch-count 2 --metrics "$instruction_mix" sgemm-tune tune \
+        --shapes "$list" --db "$work/p-$name-$i-mix.db" --space "$res/space-$i.yaml" \
+        --lt-algos 0 --no-isolation >> "$log" 2>&1
+      grep -E "^info: NN" "$log" | cut -c1-200
+      grep -E "^  sgemm|Duration|smsp__|sm__pipe|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|L2 Cache Throughput|Registers Per|Grid Size|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp|No Eligible|Stall" \
+        "$log" | head -40
+    done <<< "$deep_split_configs"
+    ncu_window "$res/ncu-$name-cublas.txt" "xmma|cutlass|gemm|splitK|reduce" \
+      sgemm-tune bench --shapes "$list" --db "$work/p-$name-1.db" --lt-algos 0
+    grep -E "^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|DRAM Throughput|Registers Per|Grid Size|Achieved Occupancy" \
+      "$res/ncu-$name-cublas.txt" | head -24
+  done
+  local cubin
+  for cubin in "$SGEMM_CACHE_DIR"/*.cubin; do
+    cuobjdump -sass "$cubin" > "$res/sass-$(basename "$cubin" .cubin).txt" 2>&1
+    cp "${cubin%.cubin}.json" "$res/sass-$(basename "$cubin" .cubin).json"
+  done
 }
