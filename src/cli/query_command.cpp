@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/cli_common.hpp"
 #include "common/error.hpp"
 #include "cuda/device_info.hpp"
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
+#include "dispatch/lookup.hpp"
 #include "jit/templates.hpp"
 #include "space/family.hpp"
 #include "space/problem_json.hpp"
@@ -66,6 +68,94 @@ nlohmann::json winner_json(const WinnerRecord& w) {
   return j;
 }
 
+// An untuned problem on one GPU model: the dispatcher's nearest step (docs/dispatcher.md, the
+// lookup chain) over that model's winners, with the rules of this environment. The dispatcher's
+// own check also loads the neighbour's kernel; here a kernel tuned with another template version
+// is skipped, as the dispatcher would find it unavailable.
+struct UntunedRoute {
+  const WinnerRecord* neighbour = nullptr;  // null: cuBLAS
+  NearestChoice choice;
+};
+
+UntunedRoute nearest_route(const ProblemKey& key, const std::string& gpu,
+                           const std::vector<WinnerRecord>& winners) {
+  struct Entry {
+    const WinnerRecord* record;
+    const Family* family;  // null: cuBLAS or cuBLASLt won there
+    Knobs knobs;
+  };
+  std::vector<Entry> entries;
+  std::vector<Neighbour> pool;
+  for (const WinnerRecord& w : winners) {
+    if (w.gpu.name != gpu) continue;
+    Entry e{&w, nullptr, {}};
+    if (w.family != kCublasFamily && w.family != kCublasLtFamily) {
+      try {
+        e.family = &find_family(w.family);
+        e.knobs = parse_knobs(w.config);
+        if (!e.family->cannot_implement(e.knobs, w.problem).empty()) continue;
+      } catch (const Error&) {
+        continue;  // a family or knob this build does not know: the dispatcher skips it too
+      }
+    }
+    pool.push_back({w.problem, e.family != nullptr, w.time_us, w.cublas_us});
+    entries.push_back(std::move(e));
+  }
+  const auto check = [&](std::size_t i) -> std::string {
+    const Entry& e = entries[i];
+    if (!tuned_with_this_template(*e.record)) return "tuned with another template version";
+    try {
+      return kernel_cannot_serve(*e.family, e.knobs, e.record->problem, key);
+    } catch (const Error& ex) {
+      return ex.what();
+    }
+  };
+  UntunedRoute route;
+  route.choice = choose_nearest(key, pool, nearest_rules_from_env(), check);
+  if (route.choice.index >= 0) route.neighbour = entries[route.choice.index].record;
+  return route;
+}
+
+// The GPU models of this architecture that the database holds winners of (or only `gpu`).
+std::set<std::string> gpu_models(const std::vector<WinnerRecord>& winners, const std::string& gpu) {
+  std::set<std::string> models;
+  for (const WinnerRecord& w : winners)
+    if (gpu.empty() || w.gpu.name == gpu) models.insert(w.gpu.name);
+  return models;
+}
+
+void print_untuned(const ProblemKey& key, const std::string& arch,
+                   const std::vector<WinnerRecord>& winners, const std::string& gpu, bool json) {
+  nlohmann::json out = nlohmann::json::array();
+  const std::set<std::string> models = gpu_models(winners, gpu);
+  if (models.empty() && !json)
+    std::printf("%s on %s: not tuned (the dispatcher uses cuBLAS)\n", key.to_string().c_str(),
+                arch.c_str());
+  for (const std::string& model : models) {
+    const UntunedRoute r = nearest_route(key, model, winners);
+    if (json) {
+      nlohmann::json j = {{"problem", key.to_string()},
+                          {"gpu", model},
+                          {"arch", arch},
+                          {"tuned", false},
+                          {"route", r.neighbour ? "nearest" : "cublas"},
+                          {"why", r.choice.why}};
+      if (r.neighbour) j["neighbour"] = winner_json(*r.neighbour);
+      out.push_back(std::move(j));
+    } else if (r.neighbour) {
+      std::printf(
+          "%s on %s (%s): not tuned; the dispatcher serves it with the %s: %s %s (not "
+          "measured on this problem)\n",
+          key.to_string().c_str(), model.c_str(), arch.c_str(), r.choice.why.c_str(),
+          r.neighbour->family.c_str(), r.neighbour->config.c_str());
+    } else {
+      std::printf("%s on %s (%s): %s (the dispatcher uses cuBLAS)\n", key.to_string().c_str(),
+                  model.c_str(), arch.c_str(), r.choice.why.c_str());
+    }
+  }
+  if (json) std::printf("%s\n", out.dump(2).c_str());
+}
+
 int run_query(const QueryArgs& a) {
   const ProblemKey key = problem_key(a.problem);
   const std::string arch = a.arch.empty() ? local_arch_or_throw() : a.arch;
@@ -73,27 +163,28 @@ int run_query(const QueryArgs& a) {
 
   Database db = Database::open(a.db, OpenMode::read_only);
   TuningStore store(db);
-  std::vector<WinnerRecord> matches;
-  for (WinnerRecord& w : store.winners(arch))
-    if (w.problem == key && (a.gpu.empty() || w.gpu.name == a.gpu)) matches.push_back(std::move(w));
+  const std::vector<WinnerRecord> winners = store.winners(arch);
+  std::vector<const WinnerRecord*> matches;
+  for (const WinnerRecord& w : winners)
+    if (w.problem == key && (a.gpu.empty() || w.gpu.name == a.gpu)) matches.push_back(&w);
+  if (matches.empty()) {
+    print_untuned(key, arch, winners, a.gpu, a.json);
+    return kExitError;
+  }
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const WinnerRecord& w : matches) out.push_back(winner_json(w));
+    for (const WinnerRecord* w : matches) out.push_back(winner_json(*w));
     std::printf("%s\n", out.dump(2).c_str());
-  } else if (matches.empty()) {
-    std::printf("%s on %s: not tuned (the dispatcher uses cuBLAS)\n", key.to_string().c_str(),
-                arch.c_str());
-  } else {
-    for (const WinnerRecord& w : matches)
-      std::printf("%s on %s (%s): %s %s  %.2f us, cuBLAS %.2f us, %.2fx%s\n",
-                  key.to_string().c_str(), w.gpu.name.c_str(), arch.c_str(), w.family.c_str(),
-                  w.config.c_str(), w.time_us, w.cublas_us,
-                  w.time_us > 0 ? w.cublas_us / w.time_us : 0.0,
-                  tuned_with_this_template(w) ? ""
-                                              : "  (tuned with another template version: the "
-                                                "dispatcher uses cuBLAS until it is tuned again)");
+    return kExitOk;
   }
-  return matches.empty() ? kExitError : kExitOk;
+  for (const WinnerRecord* w : matches)
+    std::printf("%s on %s (%s): %s %s  %.2f us, cuBLAS %.2f us, %.2fx%s\n", key.to_string().c_str(),
+                w->gpu.name.c_str(), arch.c_str(), w->family.c_str(), w->config.c_str(), w->time_us,
+                w->cublas_us, w->time_us > 0 ? w->cublas_us / w->time_us : 0.0,
+                tuned_with_this_template(*w) ? ""
+                                             : "  (tuned with another template version: the "
+                                               "dispatcher uses cuBLAS until it is tuned again)");
+  return kExitOk;
 }
 
 int run_list(const std::string& db_path, const std::string& arch, bool json) {

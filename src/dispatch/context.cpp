@@ -203,10 +203,9 @@ bool DeviceState::fill(Route& r) {
   const auto check = [&](std::size_t i) -> std::string {
     const TunedEntry& e = *pool_entries_[i];
     try {
-      const ProblemKey p = as_tuned(e);
-      if (std::string why = e.family->cannot_implement(e.knobs, p); !why.empty()) return why;
-      if (e.family->defines(e.knobs, p) != e.family->defines(e.knobs, e.record.problem))
-        return "the family builds a different kernel variant for this problem";
+      if (std::string why = kernel_cannot_serve(*e.family, e.knobs, e.record.problem, r.key);
+          !why.empty())
+        return why;
       std::string why;
       if (!kernel(e, why, transient)) return "kernel unavailable: " + why;
       return {};

@@ -57,6 +57,16 @@ double measured_speedup(double time_us, double cublas_us) {
   return cublas_us / time_us;
 }
 
+std::string kernel_cannot_serve(const Family& family, const Knobs& knobs, const ProblemKey& tuned,
+                                const ProblemKey& problem) {
+  ProblemKey as_compiled = problem;
+  as_compiled.align = tuned.align;
+  if (std::string why = family.cannot_implement(knobs, as_compiled); !why.empty()) return why;
+  if (family.defines(knobs, as_compiled) != family.defines(knobs, tuned))
+    return "the family builds a different kernel variant for this problem";
+  return {};
+}
+
 NearestChoice choose_nearest(const ProblemKey& problem, const std::vector<Neighbour>& pool,
                              const NearestRules& rules, const NeighbourCheck& check) {
   NearestChoice choice;

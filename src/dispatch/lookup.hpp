@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "space/family.hpp"
+#include "space/knobs.hpp"
 #include "space/problem.hpp"
 
 namespace sgt {
@@ -52,6 +54,13 @@ struct NearestChoice {
 // Whether the neighbour's kernel can run this problem: empty when it can, else why not (the
 // family's cannot_implement, a different kernel variant, workspace).
 using NeighbourCheck = std::function<std::string(std::size_t index)>;
+
+// The part of that check that needs no GPU: why the kernel of `family` with `knobs`, compiled for
+// the tuned problem `tuned`, cannot run `problem` as compiled (at the tuned alignment class):
+// the family's cannot_implement, or a different kernel variant (other NVRTC defines). Empty when
+// it can. Throws what the family throws.
+std::string kernel_cannot_serve(const Family& family, const Knobs& knobs, const ProblemKey& tuned,
+                                const ProblemKey& problem);
 
 // Walks the eligible neighbours (same transposes, alignment the kernel allows, within max_ratio
 // in each dimension) closest first, same alignment class before narrower ones. The first one
