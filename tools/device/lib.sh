@@ -107,6 +107,15 @@ shapes() {
   echo "$res/$name.csv"
 }
 
+# class_shapes NAME CLASSES: the sweep's problems of the classes CLASSES (space-separated names of
+# its class column) as $res/NAME.csv; prints its path.
+class_shapes() {
+  grep -v '^#' configs/shapes/sweep.csv | awk -F, -v want="$2" '
+    BEGIN { n = split(want, w, " "); for (i = 1; i <= n; ++i) keep[w[i]] = 1 }
+    NR == 1 || ($11 in keep)' > "$res/$1.csv"
+  echo "$res/$1.csv"
+}
+
 # settings_with NAME KEY=VALUE...: the settings of $settings with each KEY set to VALUE,
 # as $res/NAME.yaml; prints its path.
 settings_with() {

@@ -9,6 +9,11 @@
 #     Nsight Compute (--clock-control none): speed of light, occupancy, memory workload and warp
 #     states and instruction counts of sgemm_main and sgemm_reduce, then cuBLAS's kernels on the
 #     same problem; the machine code of every kernel compiled (cuobjdump -sass) to sass-*.txt.
+#   occupancy: F1 at MIN_BLOCKS = 4 against 1 (a 128-register cap: 4 blocks, 16 warps, per SM for
+#     128-thread tiles; the profile found 3 warps per scheduler and a quarter of the cycles with
+#     none eligible): an exhaustive search of F1 alone over 64-128 tiles of 8x8 per thread, split
+#     1-64 ways, on a long_k, a tall, an irregular and a small problem of the sweep ($PROBLEMS,
+#     rows "M,N,K"), then each problem's best candidates of either MIN_BLOCKS.
 # The public suite is tuned again with tools/device/run.sh shipped-db retune bench.
 default_phase=tests
 
@@ -76,4 +81,43 @@ phase_profile() {
     cuobjdump -sass "$cubin" > "$res/sass-$(basename "$cubin" .cubin).txt" 2>&1
     cp "${cubin%.cubin}.json" "$res/sass-$(basename "$cubin" .cubin).json"
   done
+}
+
+occupancy_space="BM: [64, 128]
+  BN: [64, 128]
+  BK: [8, 16]
+  WM: [32, 64]
+  WN: [32, 64]
+  TM: [8]
+  TN: [8]
+  STAGES: [3, 4]
+  PAD: [4]
+  REGDB: [1]
+  MIN_BLOCKS: [1, 4]
+  RASTER: [1]
+  SPLITK: [1, 4, 16, 64]
+  REDUCE: [0]"
+
+phase_occupancy() {
+  local list file=$res/occupancy.yaml
+  list=$(shapes occupancy ${PROBLEMS:-356,72,32827 38861,177,180 1742,952,1747 87,185,317})
+  printf 'family: f1_simt\ndescription: MIN_BLOCKS 1 and 4\nknobs:\n  %s\n' "$occupancy_space" > "$file"
+  tune_into occupancy 540 "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
+  cat "$res/occupancy.time"
+  top_candidates "$res/occupancy.db" 400 > "$res/occupancy-candidates.txt"
+  python3 - "$res/occupancy.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for pid, m, n, k in db.execute("SELECT id, m, n, k FROM problems ORDER BY id").fetchall():
+    best = {}
+    for config, us, cublas, regs, spill in db.execute(
+            "SELECT config, screen_median_us, cublas_us, registers, spill_bytes FROM candidates "
+            "WHERE problem_id = ? AND screen_median_us IS NOT NULL", (pid,)):
+        mb = "MIN_BLOCKS=4" in config
+        if mb not in best or us < best[mb][0]:
+            best[mb] = (us, cublas, regs, spill, config)
+    for mb, (us, cublas, regs, spill, config) in sorted(best.items()):
+        print(f"{m}x{n}x{k} MIN_BLOCKS={'4' if mb else '1'}: {us:8.2f} us (cuBLAS {cublas or 0:8.2f}) "
+              f"{regs} registers, {spill} spilled  {config}")
+PY
 }

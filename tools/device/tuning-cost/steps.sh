@@ -106,10 +106,8 @@ phase_repeat() {
 }
 
 phase_class() {
-  local list=$res/class.csv
-  grep -v '^#' configs/shapes/sweep.csv | awk -F, -v want="${CLASSES:-long_k}" '
-    BEGIN { n = split(want, w, " "); for (i = 1; i <= n; ++i) keep[w[i]] = 1 }
-    NR == 1 || ($11 in keep)' > "$list"
+  local list
+  list=$(class_shapes class "${CLASSES:-long_k}")
   rm -f "$work/class.db"*
   timed tune-class sgemm-tune tune --shapes "$list" --db "$work/class.db" --json
   timed bench-class timeout 200 sgemm-tune bench --shapes "$list" --db "$work/class.db" \
