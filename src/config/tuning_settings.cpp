@@ -32,6 +32,7 @@ std::vector<std::pair<std::string, Field>> fields(TuningSettings& s) {
       {"screen_max_ms", &m.screen_max_ms},
       {"screen_min_samples", &m.screen_min_samples},
       {"screen_reject_factor", &m.screen_reject_factor},
+      {"screen_drop_factor", &m.screen_drop_factor},
       {"min_samples", &m.min_samples},
       {"min_time_s", &m.min_time_s},
       {"max_noise", &m.max_noise},

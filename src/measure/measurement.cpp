@@ -10,15 +10,16 @@ constexpr NameTable<CacheMode, 2> kCacheModes{
     {{CacheMode::cold_flush, "cold-flush"}, {CacheMode::rotate, "rotate"}}};
 constexpr NameTable<ClockPolicy, 2> kClockPolicies{
     {{ClockPolicy::observe, "observe"}, {ClockPolicy::lock, "lock"}}};
-constexpr NameTable<StopReason, 9> kStopReasons{{{StopReason::not_stopped, ""},
-                                                 {StopReason::noise, "noise"},
-                                                 {StopReason::converged, "converged"},
-                                                 {StopReason::timeout, "timeout"},
-                                                 {StopReason::samples, "samples"},
-                                                 {StopReason::wall_cap, "wall_cap"},
-                                                 {StopReason::rejected, "rejected"},
-                                                 {StopReason::rounds, "rounds"},
-                                                 {StopReason::round_cap, "round_cap"}}};
+constexpr NameTable<StopReason, 10> kStopReasons{{{StopReason::not_stopped, ""},
+                                                  {StopReason::noise, "noise"},
+                                                  {StopReason::converged, "converged"},
+                                                  {StopReason::timeout, "timeout"},
+                                                  {StopReason::samples, "samples"},
+                                                  {StopReason::wall_cap, "wall_cap"},
+                                                  {StopReason::rejected, "rejected"},
+                                                  {StopReason::dropped, "dropped"},
+                                                  {StopReason::rounds, "rounds"},
+                                                  {StopReason::round_cap, "round_cap"}}};
 
 }  // namespace
 

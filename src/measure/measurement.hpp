@@ -19,7 +19,7 @@ namespace sgt {
 enum class CacheMode { cold_flush, rotate };  // how a sample keeps its operands out of L2
 enum class ClockPolicy { observe, lock };     // whether the SM clock may be locked
 // Why a measurement ended: the stopping rule (noise, converged, timeout), screening (samples,
-// wall_cap, rejected) or interleaved rounds (rounds, round_cap, timeout).
+// wall_cap, rejected, dropped) or interleaved rounds (rounds, round_cap, timeout).
 enum class StopReason {
   not_stopped,
   noise,
@@ -28,6 +28,7 @@ enum class StopReason {
   samples,
   wall_cap,
   rejected,
+  dropped,
   rounds,
   round_cap
 };
@@ -62,6 +63,10 @@ struct MeasureSettings {
   // unless the tuner's first sample of a candidate is above this x the fastest screened so far
   // (its own candidates and cuBLAS): one sample then (0: never)
   double screen_reject_factor = 1.25;
+  // In a search, a candidate whose median after screen_min_samples is above this x the fastest
+  // screened so far stops there (0: never; docs/findings.md, "Tuning cost": not yet measured on
+  // a GPU, so off)
+  double screen_drop_factor = 0;
   // Full methodology (nvbench defaults).
   int min_samples = 10;
   double min_time_s = 0.5;

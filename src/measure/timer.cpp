@@ -287,7 +287,7 @@ Interleaved Timer::interleave(const std::vector<LaunchFn>& launches, std::uint64
   return interleave(single, seed);
 }
 
-Measurement Timer::screen(const RotatingLaunch& launch) { return screen(launch, false, 0); }
+Measurement Timer::screen(const RotatingLaunch& launch) { return screen(launch, false, {}); }
 
 // A measurement of one launch begins: its clock starts, and the cache mode is settled.
 bool Timer::begin(const Slot& slot, Measurement& m) {
@@ -298,7 +298,7 @@ bool Timer::begin(const Slot& slot, Measurement& m) {
   return rotate;
 }
 
-Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reject_above_us) {
+Measurement Timer::screen(const RotatingLaunch& launch, bool primed, const ScreenLimits& limits) {
   const int flushes0 = flushes_;
   Measurement m;
   Slot slot{&launch};
@@ -327,6 +327,9 @@ Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reje
       const int fit = static_cast<int>(std::max(wall_left_s, 0.0) / std::max(per_sample_s, 1e-6));
       count = std::clamp(std::max(fit, settings_.screen_min_samples - have), 1,
                          std::min(wanted - have, kMaxBatchSamples));
+      // The drop rule judges the median of the minimum: the batch ends there.
+      if (limits.drop_above_us > 0 && have < settings_.screen_min_samples)
+        count = std::min(count, settings_.screen_min_samples - have);
     }
     const double started = now_s();
     for (const Sample& sample : cold_samples(slot, rotate, count)) {
@@ -334,8 +337,14 @@ Measurement Timer::screen(const RotatingLaunch& launch, bool primed, double reje
       gpu_ms += sample.gpu_us * sample.launches * 1e-3;
     }
     per_sample_s = (now_s() - started) / count;
-    if (have == 0 && reject_above_us > 0 && m.samples_us.front() > reject_above_us) {
+    if (have == 0 && limits.reject_above_us > 0 && m.samples_us.front() > limits.reject_above_us) {
       m.stop_reason = StopReason::rejected;
+      break;
+    }
+    if (limits.drop_above_us > 0 && have < settings_.screen_min_samples &&
+        static_cast<int>(m.samples_us.size()) >= settings_.screen_min_samples &&
+        median(m.samples_us) > limits.drop_above_us) {
+      m.stop_reason = StopReason::dropped;
       break;
     }
     if (elapsed_s() > settings_.timeout_s) {

@@ -75,10 +75,16 @@ class Timer {
   // rotates every kernel or none (then all are flushed), so cuBLAS and candidates are timed alike.
   Measurement screen(const RotatingLaunch& launch);
   // Screening for a search: `primed` when the kernel has just run on this problem (the
-  // verification), so neither the priming launch nor the warm-up is repeated; a first sample
-  // above `reject_above_us` (when > 0) ends the screening there (stop_reason "rejected"): the
-  // candidate is too slow to become a finalist, and more samples would only rank it better.
-  Measurement screen(const RotatingLaunch& launch, bool primed, double reject_above_us);
+  // verification), so neither the priming launch nor the warm-up is repeated. A first sample
+  // above `limits.reject_above_us` (when > 0) ends the screening there (stop_reason "rejected");
+  // so does a median of the first screen_min_samples above `limits.drop_above_us` (when > 0;
+  // "dropped"): the candidate is too slow to become a finalist, and more samples would only rank
+  // it better among the losers.
+  struct ScreenLimits {
+    double reject_above_us = 0;
+    double drop_above_us = 0;
+  };
+  Measurement screen(const RotatingLaunch& launch, bool primed, const ScreenLimits& limits);
   Measurement measure(const RotatingLaunch& launch);
   Interleaved interleave(const std::vector<RotatingLaunch>& launches, std::uint64_t seed);
 

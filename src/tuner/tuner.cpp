@@ -424,12 +424,17 @@ void Tuner::Search::verify_and_screen(std::size_t i, const SgemmKernel& kernel,
   // sample far above the fastest so far cannot make it a finalist.
   double fastest_us = result_.cublas_us;
   for (const auto& [c, us] : screened_) fastest_us = std::min(fastest_us, us);
-  const double reject_factor = s_.options.settings.measure.screen_reject_factor;
+  const MeasureSettings& measure = s_.options.settings.measure;
+  Timer::ScreenLimits limits;
+  if (measure.screen_reject_factor > 0)
+    limits.reject_above_us = measure.screen_reject_factor * fastest_us;
+  if (measure.screen_drop_factor > 0)
+    limits.drop_above_us = measure.screen_drop_factor * fastest_us;
   const Measurement m =
       s_.timer.screen(operands_->launch([&](cudaStream_t st, const OperandSet& o) {
         gemm(st, problem_.alpha, o.a, o.b, problem_.beta, o.c);
       }),
-                      true, reject_factor > 0 ? reject_factor * fastest_us : 0);
+                      true, limits);
   spent_.screen_s += seconds_since(screen_start);
   spent_.screen_samples += static_cast<int>(m.samples_us.size());
   rec.screen = timing_record(m);

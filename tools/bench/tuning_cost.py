@@ -10,9 +10,17 @@
       relative to cuBLAS timed in the same run (new over old), and with a second bench of NEW
       the largest change of a problem's ratio between the two processes. Problems the old database
       did not tune (its run cut by a time budget) are left out of the comparison.
+  tuning_cost.py drop TUNE.db [FACTOR ...]
+      the screening drop rule (screen_drop_factor) replayed on a tuning database's candidates,
+      in the order they were screened: a candidate of more than screen_min_samples (3) samples
+      whose median is above FACTOR x the fastest so far (cuBLAS and the candidates before it)
+      would have stopped at 3. Prints the screening sample time it would save and how many of
+      the stopped candidates were finalists and winners. It takes the median of all samples for
+      that of the first 3: on noisy microsecond kernels the two differ.
 """
 import json
 import math
+import sqlite3
 import statistics
 import sys
 
@@ -93,10 +101,39 @@ def compare(new_path, old_path, again_path=None):
               f"median {100 * statistics.median(change):.2f}%")
 
 
+def drop_replay(db_path, factors):
+    db = sqlite3.connect(db_path)
+    problems = [pid for (pid,) in db.execute("SELECT id FROM problems")]
+    winners = {pid: cid for pid, cid in db.execute("SELECT problem_id, candidate_id FROM winners")}
+    for factor in factors:
+        total = saved = 0.0
+        stopped = finalists = lost = 0
+        for pid in problems:
+            rows = db.execute(
+                "SELECT id, screen_median_us, screen_samples, final_median_us, cublas_us "
+                "FROM candidates WHERE problem_id = ? AND screen_median_us IS NOT NULL "
+                "ORDER BY id", (pid,)).fetchall()
+            cublas = [r[4] for r in rows if r[4]]
+            fastest = min(cublas) if cublas else math.inf
+            for cid, median, samples, final, _ in rows:
+                total += median * samples
+                if samples > 3 and median > factor * fastest:
+                    saved += (samples - 3) * median
+                    stopped += 1
+                    finalists += final is not None
+                    lost += winners.get(pid) == cid
+                fastest = min(fastest, median)
+        print(f"factor {factor}: {stopped} candidates stopped at 3 samples, "
+              f"{saved / 1e6:.1f} s of {total / 1e6:.1f} s of screening samples saved; "
+              f"{finalists} of them finalists, {lost} winners")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "time":
         time_report(sys.argv[2:])
     elif len(sys.argv) in (4, 5) and sys.argv[1] == "compare":
         compare(*sys.argv[2:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "drop":
+        drop_replay(sys.argv[2], [float(f) for f in sys.argv[3:]] or [1.05, 1.10, 1.15])
     else:
         sys.exit(__doc__)
