@@ -5,6 +5,8 @@
 #   tune: the public suite, then the sweep, one `tune` run each, within BUDGET seconds (a run cut
 #     by the budget is resumed by calling the phase again, PART=2 naming the second part's logs;
 #     on a fresh machine from .device-state/new.db, the database the previous part brought back);
+#     SETTINGS_SET="KEY=VALUE ..." tunes with the shipped settings so changed (e.g.
+#     screen_drop_factor=1.10) and DB_NAME names the database (default new.db);
 #   old: the dozen (first rows of each sweep class) tuned by the binary and library of .device-old (the
 #     settings before screening by sample count: $OLD_SETTINGS), into its own database;
 #   bench: the dozen benched on both databases (the new one twice, two processes: repeatability);
@@ -59,16 +61,18 @@ phase_tune() {
   make_shape_lists
   # A later part on a fresh machine resumes from the database the previous part brought back.
   restore_new_db
-  if [[ ! -f $work/new.db ]]; then rm -rf "$SGEMM_CACHE_DIR"; fi  # the first part starts cold
+  local db=$work/${DB_NAME:-new.db} extra=()
+  if [[ ! -f $db ]]; then rm -rf "$SGEMM_CACHE_DIR"; fi  # the first part starts cold
+  [[ -n ${SETTINGS_SET:-} ]] && extra=(--settings "$(settings_with tune-settings $SETTINGS_SET)")
   local list left deadline=$(($(date +%s) + ${BUDGET:-450}))
   for list in public sweep; do
     left=$((deadline - $(date +%s)))
     ((left > 10)) || break
     timed "tune-$list-${PART:-1}" sgemm-tune tune --shapes "configs/shapes/$list.csv" \
-      --db "$work/new.db" --time-budget "$left" --json
+      --db "$db" --time-budget "$left" --json "${extra[@]}"
     grep -cE "^info: (NN|NT|TN|TT) .* s: compile wait" "$res/tune-$list-${PART:-1}.log"
   done
-  cp "$work/new.db" "$res/"
+  cp "$db" "$res/"
 }
 
 phase_old() {
