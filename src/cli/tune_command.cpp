@@ -373,6 +373,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                   "cuBLASLt's top K heuristic algorithms contend for each winner beside cuBLAS "
                   "(default 8; 0: cuBLAS only)")
       ->check(CLI::Range(0, 64));
+  cmd->add_option("--lt-splits", args->lt_splits,
+                  "Also cuBLASLt's first algorithm at up to N other split-K counts, where its own "
+                  "grid leaves the last wave under 85% full (default 0: off)")
+      ->check(CLI::Range(0, 16));
   cmd->add_option("--problem-time-budget", args->problem_time_budget_s,
                   "Seconds of searching per problem; then the best so far are confirmed")
       ->check(CLI::NonNegativeNumber);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 
 #include "common/error.hpp"
@@ -35,6 +36,23 @@ std::string describe(const cublasLtMatmulAlgo_t& algo) {
                      algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
                      algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING));
 }
+
+template <typename T>
+T algo_capability(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attribute) {
+  T value{};
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attribute, &value, sizeof value, &written) !=
+      CUBLAS_STATUS_SUCCESS)
+    return T{};
+  return value;
+}
+
+// A grid whose last wave is this full or more gains nothing from another split count.
+constexpr double kWellFilled = 0.85;
+// Split counts tried: cuBLASLt's own choices for long K run from a few to a few hundred.
+constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
+
+double wave_fill(float waves) { return waves > 0 ? waves / std::ceil(waves) : 0.0; }
 
 bool aligned(const void* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
@@ -127,6 +145,57 @@ CublasLtPlan CublasLtGemm::plan(const ProblemKey& p, int top_k) const {
     throw Error(ErrorKind::not_supported,
                 fmt::format("cuBLASLt heuristic returned no algorithm for {}", p.to_string()));
   return plan;
+}
+
+std::vector<int> choose_split_counts(const std::vector<LtSplitTrial>& trials, int count,
+                                     double fill) {
+  std::vector<int> out;
+  for (const LtSplitTrial& t : trials)
+    if (t.waves >= fill && wave_fill(t.waves) >= fill) out.push_back(t.splits);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (static_cast<int>(out.size()) > std::max(count, 0)) out.resize(std::max(count, 0));
+  return out;
+}
+
+void CublasLtGemm::add_split_k_variants(CublasLtPlan& plan, int count) const {
+  if (count <= 0 || plan.algorithms_.empty()) return;
+  const LtAlgorithm base = plan.algorithms_.front();
+  if (base.waves <= 0 || wave_fill(base.waves) >= kWellFilled) return;
+  if (algo_capability<std::int32_t>(base.algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) == 0) return;
+  // The algorithm's own reduction where it splits already, else one it supports: partial sums in
+  // the compute type in the workspace first (what the heuristic picks for long K), in place next.
+  auto scheme = algo_config<std::uint32_t>(base.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+  if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE) {
+    const auto mask =
+        algo_capability<std::uint32_t>(base.algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
+    for (const std::uint32_t s :
+         {CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, CUBLASLT_REDUCTION_SCHEME_INPLACE,
+          CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE})
+      if ((mask & s) != 0 && scheme == CUBLASLT_REDUCTION_SCHEME_NONE) scheme = s;
+    if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE) return;
+  }
+  const auto current = algo_config<std::int32_t>(base.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
+  std::vector<LtSplitTrial> trials;
+  std::vector<LtAlgorithm> accepted;
+  for (const std::int32_t splits : kSplitCounts) {
+    if (splits == current || splits > plan.problem_.k) continue;
+    cublasLtMatmulAlgo_t algo = base.algo;
+    cublasLtMatmulHeuristicResult_t r{};
+    if (cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits,
+                                             sizeof splits) != CUBLAS_STATUS_SUCCESS ||
+        cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
+                                             sizeof scheme) != CUBLAS_STATUS_SUCCESS ||
+        cublasLtMatmulAlgoCheck(handle_.get(), plan.desc_.get(), plan.a_.get(), plan.b_.get(),
+                                plan.c_.get(), plan.c_.get(), &algo, &r) != CUBLAS_STATUS_SUCCESS ||
+        r.state != CUBLAS_STATUS_SUCCESS || r.workspaceSize > max_workspace_bytes_)
+      continue;
+    trials.push_back({splits, r.wavesCount});
+    accepted.push_back({algo, r.workspaceSize, r.wavesCount, describe(algo)});
+  }
+  for (const int splits : choose_split_counts(trials, count))
+    for (std::size_t i = 0; i < trials.size(); ++i)
+      if (trials[i].splits == splits) plan.algorithms_.push_back(accepted[i]);
 }
 
 CublasLtPlan CublasLtGemm::plan_for(const ProblemKey& p, const cublasLtMatmulAlgo_t& algo) const {

@@ -55,6 +55,17 @@ class CublasLtPlan {
   std::vector<LtAlgorithm> algorithms_;
 };
 
+// One split-K count cuBLASLt accepted for an algorithm, with the waves its grid then makes.
+struct LtSplitTrial {
+  int splits = 1;
+  float waves = 0;
+};
+// The split counts worth timing: of the trials, those whose last wave is at least `fill` full
+// (waves / ceil(waves)) and that make at least `fill` of one wave, fewest splits first (less
+// partial-sum traffic), at most `count`.
+std::vector<int> choose_split_counts(const std::vector<LtSplitTrial>& trials, int count,
+                                     double fill = 0.85);
+
 // A cuBLASLt algorithm as the text a tuning database stores for a "cublaslt" winner: its
 // readable configuration, then the opaque cublasLtMatmulAlgo_t in hex, which cuBLASLt documents as
 // trivially serializable for reuse with the same library version:
@@ -83,6 +94,13 @@ class CublasLtGemm {
   // sgt::Error(not_supported) when the heuristic returns no algorithm, sgt::Error(cublas) when a
   // cuBLASLt call fails.
   CublasLtPlan plan(const ProblemKey& problem, int top_k = kDefaultTopK) const;
+
+  // Appends to the plan its first algorithm at up to `count` other split-K counts, when that
+  // algorithm supports split-K and its own grid leaves the last wave under 85% full (a few output
+  // tiles over a long K: the heuristic's split count can leave most SMs idle in a second wave).
+  // The counts are those choose_split_counts prefers among what cuBLASLt accepts for the problem
+  // and the workspace (cublasLtMatmulAlgoCheck). Adds nothing otherwise.
+  void add_split_k_variants(CublasLtPlan& plan, int count) const;
 
   // A plan of one given algorithm (a stored winner), checked by cuBLASLt for this problem, this
   // library and the handle's workspace. Throws sgt::Error(not_supported) when cuBLASLt rejects it,

@@ -8,12 +8,13 @@
 namespace sgt {
 
 LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, int top_k,
-                                 GemmChecker& checker, Timer& timer,
+                                 int split_variants, GemmChecker& checker, Timer& timer,
                                  const OperandRotation& operands, cudaStream_t stream, float alpha,
                                  float beta, std::uint64_t timing_seed) {
   LtContender out;
   try {
     out.plan.emplace(lt.plan(key, top_k));
+    lt.add_split_k_variants(*out.plan, split_variants);
   } catch (const Error& e) {
     out.note = e.what();
     return out;

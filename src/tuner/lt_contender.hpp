@@ -23,10 +23,12 @@ struct LtContender {
   std::string note;      // why there is none
 };
 
-// Screens the correct algorithms of the heuristic's top `top_k` on the timing data (the checker
-// holds it again on return). Never throws for an algorithm or a plan cuBLASLt rejects.
+// Screens the correct algorithms of the heuristic's top `top_k`, and of its first algorithm at up
+// to `split_variants` other split-K counts (CublasLtGemm::add_split_k_variants), on the timing data
+// (the checker holds it again on return). Never throws for an algorithm or a plan cuBLASLt
+// rejects.
 LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, int top_k,
-                                 GemmChecker& checker, Timer& timer,
+                                 int split_variants, GemmChecker& checker, Timer& timer,
                                  const OperandRotation& operands, cudaStream_t stream, float alpha,
                                  float beta, std::uint64_t timing_seed);
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,42 @@ TEST(CublasLtGemm, EveryHeuristicAlgorithmIsCorrect) {
     }
   }
   EXPECT_GE(algorithms_run, static_cast<int>(problems().size()));
+}
+
+// Split-K variants of the heuristic's first algorithm, for small output grids over a long K (the
+// sweep's long_k class, odd and aligned leading dimensions): each one cuBLASLt accepted is
+// correct against cuBLAS and FP64, and a problem whose grid fills its waves gets none.
+TEST(CublasLtGemm, SplitKVariantsAreCorrect) {
+  SGT_SKIP_WITHOUT_GPU();
+  auto& env = gpu_env();
+  const CublasLtGemm lt;
+  const double tolerance = normwise_tolerance(4.0);
+  std::uint64_t seed = 301;
+  int variants = 0;
+  for (const ProblemKey& p : {make_problem(Op::N, Op::N, 356, 72, 32827),
+                              make_problem(Op::N, Op::N, 95, 72, 8192, /*pad=*/3),
+                              make_problem(Op::T, Op::N, 128, 64, 20000)}) {
+    CublasLtPlan plan = lt.plan(p, 1);
+    lt.add_split_k_variants(plan, 4);
+    ASSERT_LE(plan.size(), 5) << p.to_string();
+    for (int i = 1; i < plan.size(); ++i) {
+      const LtAlgorithm& algorithm = plan.algorithms()[static_cast<std::size_t>(i)];
+      SCOPED_TRACE(p.to_string() + ", variant " + algorithm.config);
+      EXPECT_LE(algorithm.workspace_bytes, lt.workspace_bytes());
+      const GemmFn gemm = [&, i](cudaStream_t s, float alpha, const float* a, const float* b,
+                                 float beta,
+                                 float* c) { lt.run(plan, i, s, alpha, a, b, beta, c); };
+      GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
+      const CheckResult check = checker.check(gemm, seed++);
+      EXPECT_TRUE(check.passed) << check.message;
+      EXPECT_LE(testing::fp64_error_of(p, gemm, seed++), tolerance) << "against FP64";
+      ++variants;
+    }
+  }
+  std::printf("%d split-K variants checked\n", variants);
+  CublasLtPlan large = lt.plan(make_problem(Op::N, Op::N, 4096, 4096, 1024), 1);
+  lt.add_split_k_variants(large, 4);
+  EXPECT_EQ(large.size(), 1);  // thousands of tiles fill their waves: nothing to add
 }
 
 TEST(CublasLtGemm, TopKLimitsTheAlgorithms) {

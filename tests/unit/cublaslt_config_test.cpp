@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "common/error.hpp"
 #include "cuda/cublaslt_gemm.hpp"
@@ -46,6 +47,21 @@ TEST(CublasLtConfig, MalformedAlgorithmFieldsAreRejected) {
     }
   }
   EXPECT_NO_THROW(parse_lt_algorithm_config("algo=" + hex));
+}
+
+// The split counts worth timing: a grid that fills its last wave to 85% or more and makes at
+// least 0.85 of one wave, fewest splits first, at most `count`.
+TEST(CublasLtConfig, SplitCountsFillTheirWaves) {
+  const std::vector<LtSplitTrial> trials = {{2, 0.30f},  {4, 0.61f},  {8, 1.21f},  {12, 1.82f},
+                                            {16, 2.42f}, {24, 3.64f}, {32, 4.85f}, {6, 0.91f},
+                                            {48, 7.2f},  {64, 9.70f}};
+  // 6 (0.91 of one wave), 12 (1.82 of 2), 24 (3.64 of 4), 32 (4.85 of 5), 48 (7.2 of 8) and 64
+  // (9.70 of 10) qualify; 2 and 4 (under one wave), 8 (1.21 of 2) and 16 (2.42 of 3) do not.
+  EXPECT_EQ(choose_split_counts(trials, 8), (std::vector<int>{6, 12, 24, 32, 48, 64}));
+  EXPECT_EQ(choose_split_counts(trials, 2), (std::vector<int>{6, 12}));
+  EXPECT_TRUE(choose_split_counts(trials, 0).empty());
+  EXPECT_TRUE(choose_split_counts({{2, 0.5f}, {3, 1.4f}}, 4).empty());
+  EXPECT_EQ(choose_split_counts({{3, 1.0f}, {3, 1.0f}}, 4), (std::vector<int>{3}));
 }
 
 }  // namespace

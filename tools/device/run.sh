@@ -4,7 +4,8 @@
 # .device-dist carried (built here first: NO_BUILD=1 tools/device/pack.sh BUILD_DIR .). Parameters
 # go in the environment (each steps.sh names its own). What the phases leave in $res is packed into
 # $OUT/EXPERIMENT-PHASES.tar.gz after each phase, so a command cut short still returns what
-# finished, and a second run.sh of the same experiment in one command keeps the first's results.
+# finished, and a second run.sh of the same experiment in one command keeps the first's results
+# (the same phases again: EXPERIMENT-PHASES-2.tar.gz).
 # Kept results go to docs/results/EXPERIMENT/ and what they show to docs/findings.md. Never touches
 # clocks or GPU settings.
 set -uo pipefail
@@ -31,7 +32,9 @@ for phase in "${phases[@]}"; do
 done
 
 gpu_facts
-tarball=$out/$experiment-$(IFS=-; echo "${phases[*]}").tar.gz  # a phase may pack early into it
+base=$out/$experiment-$(IFS=-; echo "${phases[*]}")
+tarball=$base.tar.gz  # a phase may pack early into it; the same phases again: -2, -3, ...
+for ((run = 2; ; ++run)); do [[ -e $tarball ]] || break; tarball=$base-$run.tar.gz; done
 for phase in "${phases[@]}"; do
   echo "== $experiment $phase"
   "phase_$phase"

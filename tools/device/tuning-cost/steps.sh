@@ -13,7 +13,8 @@
 #   repeat: the dozen benched twice on the new database only (repeatability, no old database);
 #   class: the sweep's problems of $CLASSES (default long_k) tuned into a fresh database of their
 #     own, then benched on it against cuBLAS and cuBLASLt's best of 8 (a space change measured on
-#     the classes it is for, in one command);
+#     the classes it is for, in one command); LT_SPLITS=N tunes with --lt-splits N (files named
+#     class-lt-splits-N, so that both runs of one command are kept);
 #   placement: the dozen's two microsecond problems (NN 9x37x53, 27x54x17), each at 4 odd lda
 #     (a shape list refuses a repeated row; every odd lda is the same alignment class), benched in
 #     two processes: each row allocates its own operands, so cuBLAS's times over the rows of one
@@ -110,13 +111,14 @@ phase_repeat() {
 }
 
 phase_class() {
-  local list
+  local list name=class${LT_SPLITS:+-lt-splits-$LT_SPLITS}
   list=$(class_shapes class "${CLASSES:-long_k}")
-  rm -f "$work/class.db"*
-  timed tune-class sgemm-tune tune --shapes "$list" --db "$work/class.db" --json
-  timed bench-class timeout 200 sgemm-tune bench --shapes "$list" --db "$work/class.db" \
-    --lt-algos 8 --json "$res/bench-class.data.json"
-  python3 tools/bench/ceilings.py "$res/bench-class.data.json" --rows
+  rm -f "$work/$name.db"*
+  timed "tune-$name" sgemm-tune tune --shapes "$list" --db "$work/$name.db" --json \
+    ${LT_SPLITS:+--lt-splits "$LT_SPLITS"}
+  timed "bench-$name" timeout 200 sgemm-tune bench --shapes "$list" --db "$work/$name.db" \
+    --lt-algos 8 --json "$res/bench-$name.data.json"
+  python3 tools/bench/ceilings.py "$res/bench-$name.data.json" --rows
 }
 
 phase_placement() {
