@@ -113,7 +113,9 @@ TEST(CublasLtGemm, SplitKVariantsAreCorrect) {
   CublasLtPlan large = lt.plan(make_problem(Op::N, Op::N, 4096, 4096, 1024), 1);
   const float waves = large.algorithms().front().waves;
   lt.add_split_k_variants(large, 4);
-  if (waves > 0 && waves / std::ceil(waves) >= 0.85f) EXPECT_EQ(large.size(), 1) << waves;
+  if (waves > 0 && waves / std::ceil(waves) >= 0.85f) {
+    EXPECT_EQ(large.size(), 1) << waves;
+  }
 }
 
 TEST(CublasLtGemm, TopKLimitsTheAlgorithms) {
