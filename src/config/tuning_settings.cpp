@@ -119,6 +119,16 @@ TuningSettings parse_tuning_settings(const std::string& text, const std::string&
           ErrorKind::invalid_value,
           fmt::format("{}:{}: setting '{}' has an invalid value '{}' (must be finite and >= 0)",
                       file, line, key, value));
+    // A screening cut below 1 would stop candidates faster than the fastest so far.
+    const MeasureSettings& m = settings.measure;
+    const double factor = key == "screen_reject_factor" ? m.screen_reject_factor
+                          : key == "screen_drop_factor" ? m.screen_drop_factor
+                                                        : 0.0;
+    if (factor > 0 && factor < 1)
+      throw Error(
+          ErrorKind::invalid_value,
+          fmt::format("{}:{}: setting '{}' has an invalid value '{}' (0: off, or at least 1)", file,
+                      line, key, value));
   }
   return settings;
 }

@@ -168,6 +168,20 @@ TEST(TuningSettings, ParsesAndRejectsUnknownKeys) {
   EXPECT_NO_THROW(load_tuning_settings(testing::source_path("configs/measure.yaml")));
 }
 
+// The screening cuts are 0 (off) or a factor of at least 1 over the fastest so far: below 1 they
+// would stop the candidates that are faster.
+TEST(TuningSettings, ScreeningCutsAreOffOrAtLeastOne) {
+  EXPECT_DOUBLE_EQ(
+      parse_tuning_settings("screen_drop_factor: 1.1\n", "m.yaml").measure.screen_drop_factor, 1.1);
+  EXPECT_DOUBLE_EQ(
+      parse_tuning_settings("screen_reject_factor: 0\n", "m.yaml").measure.screen_reject_factor, 0);
+  for (const char* text : {"screen_drop_factor: 0.9\n", "screen_reject_factor: 0.5\n"})
+    EXPECT_NE(
+        error_of([&] { parse_tuning_settings(text, "m.yaml"); }).find("0: off, or at least 1"),
+        std::string::npos)
+        << text;
+}
+
 // configs/measure.yaml says its values are the struct's defaults: a user who runs with the file
 // and one who runs without it get the same budgets.
 TEST(TuningSettings, ShippedFileHoldsTheDefaults) {
@@ -178,6 +192,7 @@ TEST(TuningSettings, ShippedFileHoldsTheDefaults) {
   EXPECT_EQ(shipped.screen_samples, defaults.screen_samples);
   EXPECT_DOUBLE_EQ(shipped.screen_max_ms, defaults.screen_max_ms);
   EXPECT_EQ(shipped.screen_min_samples, defaults.screen_min_samples);
+  EXPECT_DOUBLE_EQ(shipped.screen_drop_factor, defaults.screen_drop_factor);
   EXPECT_DOUBLE_EQ(shipped.screen_reject_factor, defaults.screen_reject_factor);
   EXPECT_EQ(shipped.min_samples, defaults.min_samples);
   EXPECT_DOUBLE_EQ(shipped.min_time_s, defaults.min_time_s);
