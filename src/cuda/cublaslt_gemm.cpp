@@ -16,15 +16,24 @@ namespace {
 
 cublasOperation_t to_cublas(Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }
 
-template <typename T>
-T algo_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
+// An attribute of an algorithm's configuration or capabilities (`get` is cuBLASLt's getter of
+// either). One this cuBLASLt does not know reads as 0 rather than failing the plan.
+template <typename T, typename Attribute>
+T algo_attribute(cublasStatus_t (*get)(const cublasLtMatmulAlgo_t*, Attribute, void*, std::size_t,
+                                       std::size_t*),
+                 const cublasLtMatmulAlgo_t& algo, Attribute attribute) {
   T value{};
   std::size_t written = 0;
-  // An attribute this cuBLASLt does not know reads as 0 rather than failing the plan.
-  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof value, &written) !=
-      CUBLAS_STATUS_SUCCESS)
-    return T{};
+  if (get(&algo, attribute, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS) return T{};
   return value;
+}
+template <typename T>
+T algo_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
+  return algo_attribute<T>(cublasLtMatmulAlgoConfigGetAttribute, algo, attribute);
+}
+template <typename T>
+T algo_capability(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attribute) {
+  return algo_attribute<T>(cublasLtMatmulAlgoCapGetAttribute, algo, attribute);
 }
 
 std::string describe(const cublasLtMatmulAlgo_t& algo) {
@@ -35,16 +44,6 @@ std::string describe(const cublasLtMatmulAlgo_t& algo) {
                      algo_config<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
                      algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
                      algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING));
-}
-
-template <typename T>
-T algo_capability(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attribute) {
-  T value{};
-  std::size_t written = 0;
-  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attribute, &value, sizeof value, &written) !=
-      CUBLAS_STATUS_SUCCESS)
-    return T{};
-  return value;
 }
 
 // A grid whose last wave is this full or more gains nothing from another split count.

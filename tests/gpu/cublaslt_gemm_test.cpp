@@ -47,12 +47,22 @@ std::string invalid_value_message(F body) {
   return "";
 }
 
+// Algorithm `i` of the plan against pedantic cuBLAS (the checker's passes) and a host FP64 product.
+void expect_correct(const CublasLtGemm& lt, const CublasLtPlan& plan, int i, std::uint64_t& seed) {
+  auto& env = gpu_env();
+  const ProblemKey& p = plan.problem();
+  const GemmFn gemm = [&, i](cudaStream_t s, float alpha, const float* a, const float* b,
+                             float beta, float* c) { lt.run(plan, i, s, alpha, a, b, beta, c); };
+  GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
+  const CheckResult check = checker.check(gemm, seed++);
+  EXPECT_TRUE(check.passed) << check.message;
+  EXPECT_LE(testing::fp64_error_of(p, gemm, seed++), normwise_tolerance(4.0)) << "against FP64";
+}
+
 TEST(CublasLtGemm, EveryHeuristicAlgorithmIsCorrect) {
   SGT_SKIP_WITHOUT_GPU();
-  auto& env = gpu_env();
   const CublasLtGemm lt;
   EXPECT_EQ(lt.workspace_bytes(), CublasLtGemm::kDefaultWorkspaceBytes);
-  const double tolerance = normwise_tolerance(4.0);
   std::uint64_t seed = 101;
   int algorithms_run = 0;
   for (const ProblemKey& p : problems()) {
@@ -65,13 +75,7 @@ TEST(CublasLtGemm, EveryHeuristicAlgorithmIsCorrect) {
       SCOPED_TRACE(p.to_string() + ", algorithm " + std::to_string(i) + ": " + algorithm.config);
       EXPECT_LE(algorithm.workspace_bytes, lt.workspace_bytes());
       EXPECT_NE(algorithm.config.find("id="), std::string::npos);
-      const GemmFn gemm = [&, i](cudaStream_t s, float alpha, const float* a, const float* b,
-                                 float beta,
-                                 float* c) { lt.run(plan, i, s, alpha, a, b, beta, c); };
-      GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
-      const CheckResult check = checker.check(gemm, seed++);
-      EXPECT_TRUE(check.passed) << check.message;
-      EXPECT_LE(testing::fp64_error_of(p, gemm, seed++), tolerance) << "against FP64";
+      expect_correct(lt, plan, i, seed);
       ++algorithms_run;
     }
   }
@@ -83,9 +87,7 @@ TEST(CublasLtGemm, EveryHeuristicAlgorithmIsCorrect) {
 // correct against cuBLAS and FP64, and a problem whose grid fills its waves gets none.
 TEST(CublasLtGemm, SplitKVariantsAreCorrect) {
   SGT_SKIP_WITHOUT_GPU();
-  auto& env = gpu_env();
   const CublasLtGemm lt;
-  const double tolerance = normwise_tolerance(4.0);
   std::uint64_t seed = 301;
   int variants = 0;
   for (const ProblemKey& p : {make_problem(Op::N, Op::N, 356, 72, 32827),
@@ -98,13 +100,7 @@ TEST(CublasLtGemm, SplitKVariantsAreCorrect) {
       const LtAlgorithm& algorithm = plan.algorithms()[static_cast<std::size_t>(i)];
       SCOPED_TRACE(p.to_string() + ", variant " + algorithm.config);
       EXPECT_LE(algorithm.workspace_bytes, lt.workspace_bytes());
-      const GemmFn gemm = [&, i](cudaStream_t s, float alpha, const float* a, const float* b,
-                                 float beta,
-                                 float* c) { lt.run(plan, i, s, alpha, a, b, beta, c); };
-      GemmChecker checker(p, env.utility, env.cublas, env.stream.get(), 4.0);
-      const CheckResult check = checker.check(gemm, seed++);
-      EXPECT_TRUE(check.passed) << check.message;
-      EXPECT_LE(testing::fp64_error_of(p, gemm, seed++), tolerance) << "against FP64";
+      expect_correct(lt, plan, i, seed);
       ++variants;
     }
   }

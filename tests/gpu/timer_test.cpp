@@ -185,8 +185,9 @@ TEST_F(TimerTest, ScreenSpinKernel) {
 }
 
 // A search's screening of a candidate already run (verified): a first sample above the rejection
-// threshold is the only one, and one below it goes on to screen_samples as usual.
-TEST_F(TimerTest, ScreenRejectsAFirstSampleAboveTheThreshold) {
+// threshold is the only one; a median of the first screen_min_samples above the drop threshold
+// ends it there, whatever the wall cap would allow; under both it goes on to screen_samples.
+TEST_F(TimerTest, ScreenCutsAFirstSampleOrAMedianAboveItsThreshold) {
   Timer timer(device_, settings_, stream_->get());
   constexpr long long kCycles = 400'000;
   const auto blocks = static_cast<unsigned>(device_.sm_count);
@@ -198,37 +199,22 @@ TEST_F(TimerTest, ScreenRejectsAFirstSampleAboveTheThreshold) {
   EXPECT_EQ(rejected.stop_reason, StopReason::rejected);
   EXPECT_EQ(rejected.samples_us.size(), 1u);
   EXPECT_GT(rejected.median_us, 1.0);
-  const Measurement kept = timer.screen(launch, true, {.reject_above_us = 1e6});
-  EXPECT_EQ(kept.stop_reason, StopReason::samples);
-  EXPECT_EQ(static_cast<int>(kept.samples_us.size()), settings_.screen_samples);
-  // Primed: no launch before the samples, so a flush and a launch per sample and nothing else.
-  EXPECT_EQ(kept.flushes, settings_.screen_samples);
-  EXPECT_NEAR(kept.median_us, kCycles / kept.sm_clock_mhz, 0.05 * kCycles / kept.sm_clock_mhz);
-}
-
-// The drop rule: a median of the first screen_min_samples above the threshold ends the screening
-// there, whatever the wall cap would allow; under it the screening goes on as usual.
-TEST_F(TimerTest, ScreenDropsAMedianAboveTheThresholdAtTheMinimumSamples) {
-  Timer timer(device_, settings_, stream_->get());
-  constexpr long long kCycles = 400'000;
-  const auto blocks = static_cast<unsigned>(device_.sm_count);
-  const LaunchFn spin = spin_->launch(kCycles, blocks);
-  const RotatingLaunch launch{[&](cudaStream_t st, int) { spin(st); }, 1};
-  timer.screen(launch);  // primes the kernel, as the verification does in a search
   const Measurement dropped = timer.screen(launch, true, {.drop_above_us = 1.0});
   print("screen spin 4e5 cycles, dropped", dropped);
   EXPECT_EQ(dropped.stop_reason, StopReason::dropped);
   EXPECT_EQ(static_cast<int>(dropped.samples_us.size()), settings_.screen_min_samples);
   EXPECT_EQ(dropped.flushes, settings_.screen_min_samples);
-  // A first sample above the rejection threshold still ends it after one.
-  const Measurement rejected =
+  // Both: the first sample decides first.
+  const Measurement both =
       timer.screen(launch, true, {.reject_above_us = 1.0, .drop_above_us = 1.0});
-  EXPECT_EQ(rejected.stop_reason, StopReason::rejected);
-  EXPECT_EQ(rejected.samples_us.size(), 1u);
+  EXPECT_EQ(both.stop_reason, StopReason::rejected);
   const Measurement kept =
       timer.screen(launch, true, {.reject_above_us = 1e6, .drop_above_us = 1e6});
   EXPECT_EQ(kept.stop_reason, StopReason::samples);
   EXPECT_EQ(static_cast<int>(kept.samples_us.size()), settings_.screen_samples);
+  // Primed: no launch before the samples, so a flush and a launch per sample and nothing else.
+  EXPECT_EQ(kept.flushes, settings_.screen_samples);
+  EXPECT_NEAR(kept.median_us, kCycles / kept.sm_clock_mhz, 0.05 * kCycles / kept.sm_clock_mhz);
 }
 
 TEST_F(TimerTest, ScreenOfALongKernelStopsAtTheWallCap) {
