@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ std::string invalid_value_message(F body) {
   }
   ADD_FAILURE() << "no sgt::Error thrown";
   return "";
+}
+
+// How full a grid's last wave is (waves / ceil(waves)); 0 when cuBLASLt gave no waves.
+double fill(float waves) { return waves > 0 ? waves / std::ceil(waves) : 0.0; }
+// The "splitk=N" field of an algorithm's readable configuration.
+std::string split_field(const std::string& config) {
+  const std::size_t at = config.find("splitk=");
+  return at == std::string::npos ? "" : config.substr(at, config.find(' ', at) - at);
 }
 
 // Algorithm `i` of the plan against pedantic cuBLAS (the checker's passes) and a host FP64 product.
@@ -94,12 +103,22 @@ TEST(CublasLtGemm, SplitKVariantsAreCorrect) {
                               make_problem(Op::N, Op::N, 95, 72, 8192, /*pad=*/3),
                               make_problem(Op::T, Op::N, 128, 64, 20000)}) {
     CublasLtPlan plan = lt.plan(p, 1);
+    const LtAlgorithm base = plan.algorithms().front();
     lt.add_split_k_variants(plan, 4);
     ASSERT_LE(plan.size(), 5) << p.to_string();
+    // Variants only where the heuristic's own grid leaves its last wave under 85% full, each
+    // filling 85% of its own, at a split count of its own.
+    if (fill(base.waves) >= 0.85) {
+      EXPECT_EQ(plan.size(), 1) << p.to_string() << " " << base.config;
+    }
+    std::set<std::string> split_counts = {split_field(base.config)};
     for (int i = 1; i < plan.size(); ++i) {
       const LtAlgorithm& algorithm = plan.algorithms()[static_cast<std::size_t>(i)];
       SCOPED_TRACE(p.to_string() + ", variant " + algorithm.config);
       EXPECT_LE(algorithm.workspace_bytes, lt.workspace_bytes());
+      EXPECT_GE(algorithm.waves, 0.85f);
+      EXPECT_GE(fill(algorithm.waves), 0.85);
+      EXPECT_TRUE(split_counts.insert(split_field(algorithm.config)).second);
       expect_correct(lt, plan, i, seed);
       ++variants;
     }
@@ -109,7 +128,7 @@ TEST(CublasLtGemm, SplitKVariantsAreCorrect) {
   CublasLtPlan large = lt.plan(make_problem(Op::N, Op::N, 4096, 4096, 1024), 1);
   const float waves = large.algorithms().front().waves;
   lt.add_split_k_variants(large, 4);
-  if (waves > 0 && waves / std::ceil(waves) >= 0.85f) {
+  if (fill(waves) >= 0.85) {
     EXPECT_EQ(large.size(), 1) << waves;
   }
 }
