@@ -1,7 +1,7 @@
 # What tuning costs with the shipped settings (configs/measure.yaml), from a cold compile cache
 # into a fresh database, over the public suite and the sweep (configs/shapes/{public,sweep}.csv):
-#   tests (default): the GPU tests of the Timer, the tuner, crash isolation and the dispatcher
-#     (alone and under concurrency);
+#   tests (default): the GPU tests of the Timer, the tuner, crash isolation, cuBLASLt, the dispatcher
+#     and tuning on use (alone and under concurrency);
 #   tune: the public suite, then the sweep, one `tune` run each, within BUDGET seconds (a run cut
 #     by the budget is resumed by calling the phase again, PART=2 naming the second part's logs;
 #     on a fresh machine from .device-state/new.db, the database the previous part brought back);
@@ -9,7 +9,8 @@
 #     screen_drop_factor=1.10) and DB_NAME names the database (default new.db);
 #   old: the dozen (first rows of each sweep class) tuned by the binary and library of .device-old (the
 #     settings before screening by sample count: $OLD_SETTINGS), into its own database;
-#   bench: the dozen benched on both databases (the new one twice, two processes: repeatability);
+#   bench: the dozen benched on both databases (the new one twice, two processes: repeatability;
+#     NEW_DB and OLD_DB name other databases than new.db and old.db);
 #   repeat: the dozen benched twice on the new database only (repeatability, no old database);
 #   class: the sweep's problems of $CLASSES (default long_k) tuned into a fresh database of their
 #     own, then benched on it against cuBLAS and cuBLASLt's best of 8 (a space change measured on
@@ -55,7 +56,7 @@ restore_new_db() {
 }
 
 phase_tests() {
-  gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:Dispatcher*:Concurrency*' "${TESTS_SECONDS:-240}"
+  gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:CublasLtGemm.*:Dispatcher*:TuneOnUse*:Concurrency*' "${TESTS_SECONDS:-240}"
 }
 
 phase_tune() {
@@ -93,6 +94,8 @@ phase_bench() {
   restore_new_db
   for run in new-1 new-2 old; do
     local db=$work/${run%-*}.db
+    [[ $run == new* && -n ${NEW_DB:-} ]] && db=$NEW_DB
+    [[ $run == old && -n ${OLD_DB:-} ]] && db=$OLD_DB
     timed "bench-$run" timeout 150 sgemm-tune bench --shapes "$dozen" --db "$db" \
       --json "$res/bench-$run.data.json"
   done
