@@ -1,9 +1,7 @@
 // Family F1: SIMT multistage SGEMM (sm_80+, tuned for Hopper). cp.async pipelines fill K-major
 // shared tiles, warps compute WM x WN tiles from 4x4 register sub-tiles (128-bit shared loads).
 // Split-K writes partial tiles to a workspace that is summed in split order, either by a second
-// kernel (sgemm_reduce) or, with REDUCE, by the last split of each tile to arrive. With PERSIST a
-// block computes several tiles through one pipeline: the next tile's copies are in flight while
-// this one finishes and stores.
+// kernel (sgemm_reduce) or, with REDUCE, by the last split of each tile to arrive.
 #include "grid_dependency.cuh"
 #include "sgemm_args.h"
 #include "split_k_serial.cuh"
@@ -51,9 +49,6 @@
 #ifndef REDUCE
 #define REDUCE 0  // 1: the last split of a tile sums the partial tiles in this kernel
 #endif
-#ifndef PERSIST
-#define PERSIST 0  // 1: block b computes tiles b, b + gridDim.x, ... (the launch sizes the grid)
-#endif
 // Problem class, from the ProblemKey.
 #ifndef TRANS_A
 #define TRANS_A 0
@@ -100,48 +95,20 @@ static_assert(PAD % 4 == 0, "shared rows must stay 16-byte aligned");
 static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && MIN_BLOCKS >= 1, "knob ranges");
 static_assert(REDUCE == 0 || REDUCE == 1, "REDUCE is 0 or 1");
-static_assert(PERSIST == 0 || (PERSIST == 1 && SPLITK == 1), "a persistent block takes whole tiles");
 
 // Where the next K tile of A and B comes from.
 struct TileSource {
   const float* a;  // A at (m0, tile k0) in the operand's own layout
   const float* b;  // B at (tile k0, n0)
   int k_rem;       // K elements left from tile k0 to the end of this split
-  int m_rem;       // rows of C from m0 to the end of M
-  int n_rem;       // columns of C from n0 to the end of N
   bool m_full;     // block tile lies inside M
   bool n_full;     // ... and inside N
 };
 
-// The origin in C of output tile `id` (rasterized).
-__device__ __forceinline__ void tile_origin(const SgemmArgs& args, int id, int& m0, int& n0) {
-  const int tiles_m = (args.m + BM - 1) / BM;
-  const int tiles_n = (args.n + BN - 1) / BN;
-  int tile_m, tile_n;
-  raster_tile<RASTER>(id, tiles_m, tiles_n, tile_m, tile_n);
-  m0 = tile_m * BM;
-  n0 = tile_n * BN;
-}
-
-// Points src at the first K tile (k_begin .. k_end) of the output tile at m0, n0.
-__device__ __forceinline__ void begin_tile(TileSource& src, const SgemmArgs& args, int m0, int n0,
-                                           int k_begin, int k_end) {
-  src.a = kDirectA ? args.a + m0 + static_cast<long long>(k_begin) * args.lda
-                   : args.a + k_begin + static_cast<long long>(m0) * args.lda;
-  src.b = kDirectB ? args.b + n0 + static_cast<long long>(k_begin) * args.ldb
-                   : args.b + k_begin + static_cast<long long>(n0) * args.ldb;
-  src.k_rem = k_end - k_begin;
-  src.m_rem = args.m - m0;
-  src.n_rem = args.n - n0;
-  src.m_full = src.m_rem >= BM;
-  src.n_full = src.n_rem >= BN;
-}
-
 // Issues the cp.async copies of one K tile of A and B into one stage (no commit); only tail tiles
 // (past M, N or K) take the predicated, zero-filling path.
 __device__ __forceinline__ void load_stage(unsigned sa, unsigned sb, const TileSource& src,
-                                           const SgemmArgs& args) {
-  const int m_rem = src.m_rem, n_rem = src.n_rem;
+                                           const SgemmArgs& args, int m_rem, int n_rem) {
   // Each operand's copies take the unpredicated path where its own tile is whole.
   const bool a_full = src.m_full && src.k_rem >= BK, b_full = src.n_full && src.k_rem >= BK;
   if constexpr (kDirectA)
@@ -188,26 +155,22 @@ __device__ __forceinline__ void outer_product(const float (&fa)[TM], const float
 
 namespace f1 {
 
-// The K loop over `ktiles` K tiles (`advance` moves src to the next, which for PERSIST may be the
-// first of the block's next output tile; `finish` stores a PERSIST block's accumulators after
-// every tile_ktiles of them): tiles 0..STAGES-2 in flight first (one commit group each; empty
-// groups keep the count), then one tile computed per step while the next is copied. Before the
-// wait for tile t, (STAGES - 1) + t groups are committed; wait_group(STAGES - 2) therefore
-// guarantees that tile t has landed.
-template <class Advance, class Finish>
+// The K loop (`advance` moves src to the next K tile): tiles 0..STAGES-2 in flight first (one commit group each; empty groups keep the
+// count), then one tile computed per step while the next is copied. Before the wait for tile t,
+// (STAGES - 1) + t groups are committed; wait_group(STAGES - 2) therefore guarantees that tile t
+// has landed.
+template <class Advance>
 __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource& src, Advance&& advance,
-                                         Finish&& finish, const SgemmArgs& args, int ktiles,
-                                         int tile_ktiles, int a_off, int b_off,
-                                         float (&acc)[TM][TN]) {
+                                         const SgemmArgs& args, int m_rem, int n_rem, int ktiles,
+                                         int a_off, int b_off, float (&acc)[TM][TN]) {
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < ktiles) {
-      load_stage(sa0 + 4u * s * kStageA, sb0 + 4u * s * kStageB, src, args);
+      load_stage(sa0 + 4u * s * kStageA, sb0 + 4u * s * kStageB, src, args, m_rem, n_rem);
       advance();
     }
     cp_async_commit();
   }
-  int in_tile = 0;  // K tiles of the current output tile computed (PERSIST)
   int read_stage = 0;
   int write_stage = STAGES - 1;
   int next_tile = STAGES - 1;
@@ -234,7 +197,7 @@ __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource&
         // Refill the stage read during tile t - 1 (all threads passed the barrier since).
         if (next_tile < ktiles) {
           load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src,
-                     args);
+                     args, m_rem, n_rem);
           advance();
         }
         cp_async_commit();
@@ -243,11 +206,6 @@ __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource&
       }
       outer_product(fa[kk % 2], fb[kk % 2], acc);
     }
-    // The next tile's first fragments are already in registers, its copies in flight.
-    if (PERSIST && ++in_tile == tile_ktiles) {
-      in_tile = 0;
-      finish(acc);
-    }
   }
 #else
   float fa[TM], fb[TN];
@@ -255,7 +213,8 @@ __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource&
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // tile t visible to all; every read of stage t - 1 retired
     if (next_tile < ktiles) {
-      load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src, args);
+      load_stage(sa0 + 4u * write_stage * kStageA, sb0 + 4u * write_stage * kStageB, src,
+                 args, m_rem, n_rem);
       advance();
     }
     cp_async_commit();
@@ -269,10 +228,6 @@ __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource&
       outer_product(fa, fb, acc);
     }
     read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-    if (PERSIST && ++in_tile == tile_ktiles) {
-      in_tile = 0;
-      finish(acc);
-    }
   }
 #endif
   cp_async_wait<0>();  // no copy may outlive the block (empty groups only, but be exact)
@@ -327,22 +282,29 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   float* const Bs = As + STAGES * kStageA;              // [STAGES][BK][kStrideB]
   const unsigned sa0 = smem_addr(As), sb0 = smem_addr(Bs);
 
+  const int tiles_m = (args.m + BM - 1) / BM;
+  const int tiles_n = (args.n + BN - 1) / BN;
+  int tile_m, tile_n;
+  raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const int m_rem = args.m - m0, n_rem = args.n - n0;
+
   // This block's K range: all of K, or slice blockIdx.z of a split.
   int k_begin = 0, k_end = args.k;
   if (SPLITK > 1 && args.k_splits > 1) {
     k_begin = static_cast<int>(blockIdx.z) * args.k_slice;
     k_end = min(args.k, k_begin + args.k_slice);
   }
-  const int tile_ktiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
-  // Output tiles of this block: its own, or (PERSIST) every gridDim.x-th from blockIdx.x.
-  const int tiles = ((args.m + BM - 1) / BM) * ((args.n + BN - 1) / BN);
-  const int id0 = static_cast<int>(blockIdx.x), stride = static_cast<int>(gridDim.x);
-  const int my_tiles = !PERSIST ? 1 : id0 < tiles ? (tiles - 1 - id0) / stride + 1 : 0;
+  const int ktiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
-  int m0, n0;  // the origin of the tile the accumulators belong to
-  tile_origin(args, id0, m0, n0);
   TileSource src;
-  begin_tile(src, args, m0, n0, k_begin, k_end);
+  src.a = kDirectA ? args.a + m0 + static_cast<long long>(k_begin) * args.lda
+                        : args.a + k_begin + static_cast<long long>(m0) * args.lda;
+  src.b = kDirectB ? args.b + n0 + static_cast<long long>(k_begin) * args.ldb
+                        : args.b + k_begin + static_cast<long long>(n0) * args.ldb;
+  src.k_rem = k_end - k_begin;
+  src.m_full = m_rem >= BM;
+  src.n_full = n_rem >= BN;
   const long long step_a = kDirectA ? static_cast<long long>(BK) * args.lda : BK;
   const long long step_b = kDirectB ? static_cast<long long>(BK) * args.ldb : BK;
 
@@ -356,34 +318,12 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
   }
-  int load_id = id0, store_id = id0;  // PERSIST: the tiles being copied and computed
   auto advance = [&]() {
     src.a += step_a;
     src.b += step_b;
     src.k_rem -= BK;
-    if (PERSIST && src.k_rem <= 0 && (load_id += stride) < tiles) {
-      int next_m0, next_n0;
-      tile_origin(args, load_id, next_m0, next_n0);
-      begin_tile(src, args, next_m0, next_n0, 0, args.k);
-    }
   };
-  // PERSIST: C of the tile just computed, then the accumulators start the next.
-  auto finish = [&](float (&tile_acc)[TM][TN]) {
-    store_tile(args, false, m0, n0, a_off, b_off, tile_acc);
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-#pragma unroll
-      for (int j = 0; j < TN; ++j) tile_acc[i][j] = 0.0f;
-    }
-    if ((store_id += stride) < tiles) tile_origin(args, store_id, m0, n0);
-  };
-  mainloop(sa0, sb0, src, advance, finish, args, my_tiles * tile_ktiles, tile_ktiles, a_off,
-           b_off, acc);
-  if constexpr (PERSIST) {
-    if (tile_ktiles == 0)  // K = 0: C = beta C on every tile
-      for (int t = 0; t < my_tiles; ++t) finish(acc);
-    return;
-  }
+  mainloop(sa0, sb0, src, advance, args, m_rem, n_rem, ktiles, a_off, b_off, acc);
 
   // In-kernel split-K: only the last split of the tile to arrive goes on, with the sum of all.
   const bool split = SPLITK > 1 && args.k_splits > 1;

@@ -35,8 +35,6 @@ DriverApi load() {
   lookup("cuModuleGetFunction", api.cuModuleGetFunction);
   lookup("cuFuncGetAttribute", api.cuFuncGetAttribute);
   lookup("cuFuncSetAttribute", api.cuFuncSetAttribute);
-  lookup("cuOccupancyMaxActiveBlocksPerMultiprocessor",
-         api.cuOccupancyMaxActiveBlocksPerMultiprocessor);
   lookup("cuLaunchKernel", api.cuLaunchKernel);
   api.cuLaunchKernelEx = find<decltype(api.cuLaunchKernelEx)>("cuLaunchKernelEx");
   lookup("cuGetErrorName", api.cuGetErrorName);

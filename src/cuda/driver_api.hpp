@@ -14,7 +14,6 @@ struct DriverApi {
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*cuFuncGetAttribute)(int*, CUfunction_attribute, CUfunction) = nullptr;
   CUresult (*cuFuncSetAttribute)(CUfunction, CUfunction_attribute, int) = nullptr;
-  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t) = nullptr;
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, CUstream, void**, void**) = nullptr;
   // Null where the driver lacks it; launches then go through cuLaunchKernel.

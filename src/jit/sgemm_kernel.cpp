@@ -92,18 +92,6 @@ int SgemmKernel::attribute(CUfunction_attribute attr) const {
   return value;
 }
 
-int SgemmKernel::resident_blocks(const LaunchGeometry& g) const {
-  std::call_once(resident_once_, [&] {
-    int per_sm = 0, device = 0, sms = 0;
-    SGT_CU_CHECK(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, main_, static_cast<int>(g.block.x * g.block.y * g.block.z), g.smem_bytes));
-    SGT_CUDA_CHECK(cudaGetDevice(&device));
-    SGT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    resident_ = std::max(1, per_sm * sms);
-  });
-  return resident_;
-}
-
 void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t stream) const {
   const DriverApi& api = driver();
   // Opting in above 48 KB is a per-function attribute; raise it once, the first time it is needed.
@@ -157,9 +145,7 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     map_a = encode_operand_map(args.a, args.m, args.k, args.lda, g.tma_a);
     map_b = encode_operand_map(args.b, args.n, args.k, args.ldb, g.tma_b);
   }
-  Dim3 grid = g.grid;
-  if (g.persistent) grid.x = std::min<unsigned>(grid.x, static_cast<unsigned>(resident_blocks(g)));
-  enqueue(main_, grid, g.block, g.smem_bytes, stream, params, packed);
+  enqueue(main_, g.grid, g.block, g.smem_bytes, stream, params, packed);
   if (g.has_reduce) {
     // Looked up on first need: probing a module without it would report an API error to tools
     // such as compute-sanitizer.

@@ -25,10 +25,6 @@ class SgemmKernel {
 
   int attribute(CUfunction_attribute attr) const;  // of sgemm_main
 
-  // Blocks of sgemm_main the current device runs at once with this geometry's block and shared
-  // memory: the grid of a persistent launch.
-  int resident_blocks(const LaunchGeometry& geometry) const;
-
  private:
   Module module_;
   CUfunction main_ = nullptr;
@@ -37,9 +33,6 @@ class SgemmKernel {
   mutable CUfunction pack_ = nullptr, pack_transposed_ = nullptr;
   mutable std::once_flag pack_once_, pack_transposed_once_;
   mutable std::atomic<int> smem_limit_{48 * 1024};  // dynamic shared memory allowed so far
-  mutable std::once_flag resident_once_;
-  mutable int resident_ = 0;  // resident_blocks, for the one block size and shared memory of a
-                              // configuration
   mutable std::mutex smem_mutex_;
 };
 

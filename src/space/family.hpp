@@ -39,11 +39,8 @@ struct LaunchGeometry {
   Dim3 reduce_grid, reduce_block;
   std::size_t workspace_floats = 0;  // device workspace the launch needs, in floats
   int tile_m = 0, tile_n = 0;        // C elements one block computes, rows x columns (cost model)
-  // grid.x counts tiles that blocks take in turns: the launch runs only the blocks the device
-  // holds at once (at most grid.x), each computing tiles blockIdx.x, + gridDim.x, ...
-  bool persistent = false;
-  TmaTile tma_a, tma_b;          // both used, or neither
-  PackedOperand pack_a, pack_b;  // copies in the workspace, after the rest (transposed: either)
+  TmaTile tma_a, tma_b;              // both used, or neither
+  PackedOperand pack_a, pack_b;      // copies in the workspace, after the rest (transposed: either)
 };
 
 // Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).

@@ -39,9 +39,9 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   if (g.smem_bytes > 0)
     occupancy = std::min<int>(occupancy, kSmemPerSm / static_cast<int>(g.smem_bytes + 1024));
   occupancy = std::clamp(occupancy, 1, 32);
-  const double sms = limits.sm_count;
   // Blocks are dealt round-robin to the SMs: the busiest SM runs ceil(blocks / SMs) of them,
   // at most `occupancy` at a time, and its FMA rate depends on how many warps hide latency.
+  const double sms = limits.sm_count;
   const double per_sm = std::ceil(blocks / sms);
   e.wave_efficiency = blocks / (per_sm * sms);
   const double resident_warps = std::min<double>(occupancy, per_sm) * threads / 32;
@@ -70,10 +70,8 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   // A block issues the FMAs of its whole tile, also where the tile overhangs the matrix.
   const double block_flop =
       g.tile_m > 0 && g.tile_n > 0 ? 2.0 * g.tile_m * g.tile_n * k_per_block : flop / blocks;
-  // A persistent grid's resident blocks take the tiles in turns (an SM still runs per_sm of
-  // them), with one prologue each.
-  const double rounds = g.persistent ? 1.0 : std::ceil(per_sm / occupancy);
-  e.compute_us = per_sm * block_flop / (sm_tflops * 1e6) + rounds * kBlockFixedUs;
+  e.compute_us =
+      per_sm * block_flop / (sm_tflops * 1e6) + std::ceil(per_sm / occupancy) * kBlockFixedUs;
 
   // Packed copies of A and/or B (an operand not copied has no floats): written once before the
   // kernel, which then reads them.

@@ -2,7 +2,7 @@
 // product: NaN-poisoned C, beta != 0, integer bit-exactness, edge shapes, all four transposes,
 // padded leading dimensions and pointers offset by one float. Families with in-kernel split-K
 // (F4's REDUCE = 1, F2's SPLITK > 1) get the same checks on split configurations, and repeated
-// runs on one workspace; F1's deep splits and persistent grids get their own shapes.
+// runs on one workspace.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -297,29 +297,6 @@ TEST(F1DeepSplit, LongKSmallOutputsAllTransposesPaddedAndMisaligned) {
   EXPECT_EQ(implementable, static_cast<long>(cases.size()));
   EXPECT_EQ(expect_correct(family, cases), implementable);
   RecordProperty("split_cases", splits);
-}
-
-// Family F1's persistent grids (PERSIST = 1): outputs of hundreds to thousands of tiles, so each
-// resident block takes several in turns through one pipeline, over a K that is no multiple of BK
-// and one under BK; all four transposes, padded leading dimensions and misaligned pointers.
-TEST(F1Persistent, BlocksTakingTilesInTurnsAllTransposesPaddedAndMisaligned) {
-  SGT_SKIP_WITHOUT_GPU();
-  const Family& family = find_family("f1_simt");
-  std::vector<Knobs> persistent;
-  for (const Knobs& k : testing::default_space_configs(family))
-    if (k.at("PERSIST") == 1) persistent.push_back(k);
-  ASSERT_FALSE(persistent.empty()) << "the default space of f1_simt has no persistent point";
-  const std::vector<Knobs> configs = sample(persistent, 2);
-  const std::vector<testing::Case> cases =
-      padded_and_misaligned(configs, {{6001, 2050, 21}, {3001, 4100, 5}});
-  const DeviceLimits limits = testing::gpu_limits();
-  for (const testing::Case& c : cases) {
-    const LaunchGeometry g = family.geometry(c.knobs, c.problem, limits);
-    ASSERT_TRUE(g.persistent);
-    // More tiles than SMs twice over: at one block per SM (1024 threads) each takes two or more.
-    EXPECT_GT(g.grid.x, 2u * static_cast<unsigned>(limits.sm_count));
-  }
-  EXPECT_EQ(expect_correct(family, cases), static_cast<int>(cases.size()));
 }
 
 TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {

@@ -117,25 +117,6 @@ TEST(CostModel, TransposingAKContiguousOperandPaysOffOnlyWhereTheKernelOutweighs
   EXPECT_GT(small_transposed.time_us, small_in_place.time_us);
 }
 
-TEST(CostModel, PersistentBlocksPayOnePrologueForTheirTiles) {
-  // 38861 x 177 x 180 in 128 x 64 tiles of 256 threads and 40 KB: 912 tiles, 7 an SM, 5 at a
-  // time. A persistent grid does the same tiles with one block prologue per SM slot, not two.
-  const ProblemKey p{Op::N, Op::N, 38861, 177, 180, 38861, 180, 38861, 1};
-  const LaunchGeometry tiles = tiled(p, 128, 64, 256, 40000);
-  LaunchGeometry persistent = tiles;
-  persistent.persistent = true;
-  const DeviceLimits h200;
-  const CostEstimate a = estimate_cost(tiles, p, h200), b = estimate_cost(persistent, p, h200);
-  EXPECT_LT(b.compute_us, a.compute_us);
-  EXPECT_GT(b.compute_us, a.compute_us - 1.5);  // one of the two rounds' prologues saved
-  // With every tile resident at once the grid is the same launch.
-  const ProblemKey small = square(512);
-  LaunchGeometry one_round = tiled(small, 128, 64, 256, 40000);
-  const double plain = estimate_cost(one_round, small, h200).time_us;
-  one_round.persistent = true;
-  EXPECT_DOUBLE_EQ(estimate_cost(one_round, small, h200).time_us, plain);
-}
-
 TEST(CostModel, EmptyGridsHaveNoEstimate) {
   LaunchGeometry g;
   g.grid.x = 0;

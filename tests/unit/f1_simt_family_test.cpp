@@ -25,9 +25,9 @@ const Family& f1() { return find_family("f1_simt"); }
 
 // The template's own defaults (kernel_templates/f1_simt.cu): 128x128x8, 8 warps of 32x64.
 Knobs base() {
-  return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32},    {"WN", 64},
-          {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4},    {"REGDB", 1},
-          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}, {"PERSIST", 0}};
+  return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32},   {"WN", 64},
+          {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4},   {"REGDB", 1},
+          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}};
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -248,32 +248,6 @@ TEST(F1SimtFamily, InKernelReduceNeedsNoSecondKernelAndKeepsTileCounters) {
   EXPECT_LT(f1().complexity(with(fused, "REDUCE", 0)), f1().complexity(fused));
   EXPECT_EQ(why(with(fused, "REDUCE", 2)), "reduce_0_or_1");
   EXPECT_EQ(why(with(base(), "REDUCE", 1)), "reduce_needs_split");
-}
-
-// PERSIST: the launch grid is the tile count, marked for the launch to cap at the resident blocks;
-// one compile and one kernel path, without a K split.
-TEST(F1SimtFamily, PersistentBlocksTakeWholeTilesInTurns) {
-  const Knobs persistent = with(base(), "PERSIST", 1);
-  EXPECT_EQ(why(persistent), "");
-  const LaunchGeometry g = f1().geometry(persistent, problem(38861, 177, 180), kDevice);
-  EXPECT_TRUE(g.persistent);
-  EXPECT_EQ(g.grid.x, 304u * 2u);  // 128 x 128 tiles: 304 x 2
-  EXPECT_EQ(g.k_splits, 1);
-  EXPECT_FALSE(g.has_reduce);
-  EXPECT_FALSE(f1().geometry(base(), problem(38861, 177, 180), kDevice).persistent);
-  const auto d = f1().defines(persistent, problem(8, 8, 8));
-  EXPECT_NE(std::find(d.begin(), d.end(), "-DPERSIST=1"), d.end());
-  const auto d0 = f1().defines(base(), problem(8, 8, 8));
-  EXPECT_NE(std::find(d0.begin(), d0.end(), "-DPERSIST=0"), d0.end());
-  EXPECT_EQ(why(with(persistent, "SPLITK", 2)), "persist_without_split");
-  EXPECT_EQ(why(with(base(), "PERSIST", 2)), "persist_0_or_1");
-  EXPECT_EQ(why(with(persistent, "MIN_BLOCKS", 2)), "persist_registers");
-  EXPECT_LT(f1().complexity(base()), f1().complexity(persistent));
-  // Configurations stored before PERSIST existed take one tile a block.
-  Knobs old = base();
-  old.erase("PERSIST");
-  EXPECT_FALSE(f1().geometry(old, problem(1023, 1025, 1027), kDevice).persistent);
-  EXPECT_EQ(with_knobs_added_later(f1(), old), base());
 }
 
 TEST(F1SimtFamily, CannotImplementInvalidOrDegenerateProblems) {

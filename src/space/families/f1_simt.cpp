@@ -1,7 +1,6 @@
 // Family F1 (kernel_templates/f1_simt.cu): SIMT multistage SGEMM. Its knobs, the constraints that
 // mirror the template's static_asserts and resource limits, NVRTC defines and launch geometry
-// (split-K summed by sgemm_reduce, or with REDUCE by the kernel itself; PERSIST: a grid of the
-// blocks resident at once, taking the tiles in turns).
+// (split-K summed by sgemm_reduce, or with REDUCE by the kernel itself).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,9 +22,9 @@ constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident 
 constexpr int kMaxThreadsPerSm = 2048;
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",     "WN",
-                                             "TM",         "TN",     "STAGES", "PAD",    "REGDB",
-                                             "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE", "PERSIST"};
+  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",    "WN",
+                                             "TM",         "TN",     "STAGES", "PAD",   "REGDB",
+                                             "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE"};
   return n;
 }
 
@@ -48,10 +47,8 @@ KSplit split_of(const Knobs& knobs, const ProblemKey& p) {
   return split_k(p, knob(knobs, "SPLITK"), knob(knobs, "BK"));
 }
 
-// Configurations stored before REDUCE (PERSIST) existed summed their splits in sgemm_reduce (took
-// one tile a block).
+// Configurations stored before REDUCE existed summed their splits in sgemm_reduce.
 int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
-int persist_of(const Knobs& k) { return k.contains("PERSIST") ? knob(k, "PERSIST") : 0; }
 
 std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
 
@@ -92,18 +89,6 @@ class F1Simt final : public Family {
         // Without a split there is nothing to sum: REDUCE = 1 would duplicate REDUCE = 0.
         {"reduce_needs_split",
          [](const Knobs& k) { return reduce_of(k) == 0 || knob(k, "SPLITK") > 1; }},
-        {"persist_0_or_1", [](const Knobs& k) { return in(persist_of(k), 0, 1); }},
-        // A persistent block computes whole tiles, one after another.
-        {"persist_without_split",
-         [](const Knobs& k) { return persist_of(k) == 0 || knob(k, "SPLITK") == 1; }},
-        // Its tile loop holds about 16 registers more: only where 64 accumulators or fewer leave
-        // room under an uncapped budget (up to 256 threads, MIN_BLOCKS 1: 255 registers).
-        {"persist_registers",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return persist_of(k) == 0 ||
-                  (s.tm * s.tn <= 64 && s.threads() <= 256 && knob(k, "MIN_BLOCKS") == 1);
-         }},
         {"min_blocks_1_to_4", [](const Knobs& k) { return in(knob(k, "MIN_BLOCKS"), 1, 4); }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
@@ -171,11 +156,9 @@ class F1Simt final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "REDUCE" && n != "SPLITK" && n != "PERSIST")
-        out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+      if (n != "REDUCE" && n != "SPLITK") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
     out.push_back(fmt::format("-DSPLITK={}", split_k_define(knob(knobs, "SPLITK"))));
     out.push_back(fmt::format("-DREDUCE={}", reduce_of(knobs)));
-    out.push_back(fmt::format("-DPERSIST={}", persist_of(knobs)));
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -191,7 +174,6 @@ class F1Simt final : public Family {
     g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
     g.tile_m = s.bm;
     g.tile_n = s.bn;
-    g.persistent = persist_of(knobs) == 1;
     const KSplit split = split_of(knobs, p);
     if (set_k_split(g, split, partial_floats(knobs, p, split))) {
       if (reduce_of(knobs)) return g;
@@ -209,13 +191,13 @@ class F1Simt final : public Family {
     return g;
   }
 
-  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"PERSIST", 0}}; }
+  Knobs knobs_added_later() const override { return {{"REDUCE", 0}}; }
 
   // Each optional mechanism adds one; a timing tie goes to the configuration with fewer.
   int complexity(const Knobs& k) const override {
     return (knob(k, "STAGES") - 2) + knob(k, "REGDB") + (knob(k, "PAD") > 0 ? 1 : 0) +
            (knob(k, "RASTER") > 1 ? 1 : 0) + (knob(k, "MIN_BLOCKS") > 1 ? 1 : 0) +
-           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k) + persist_of(k);
+           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k);
   }
 };
 

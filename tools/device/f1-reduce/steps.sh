@@ -1,7 +1,7 @@
 # F1's split-K summed in the kernel by the last split of each tile (REDUCE = 1), its deep splits,
-# register caps and persistent grids.
+# and register caps.
 #   tests (default): the GPU tests of every in-kernel reduction (F1, F2 split-K and stream-K, F4),
-#     F1's family-wide checks, deep splits and persistent grids, and F2's edge shapes, then
+#     F1's family-wide checks and deep splits, and F2's edge shapes, then
 #     memcheck over F1's sanitizer sample and F1's in-kernel sum on padded and misaligned operands.
 #   profile: F1's deep splits on long_k problems ($PROBLEMS: rows "M,N,K", NN with ldb = K as in
 #     the sweep; default 356x72 over K 32827 (alignment 1) and 32828 (alignment 4), and 384x128,
@@ -15,15 +15,11 @@
 #     none eligible): an exhaustive search of F1 alone over 64-128 tiles of 8x8 per thread, split
 #     1-64 ways, on a long_k, a tall, an irregular and a small problem of the sweep ($PROBLEMS,
 #     rows "M,N,K"), then each problem's best candidates of either MIN_BLOCKS.
-#   persist: F1 with PERSIST = 1 against 0 (a grid of the resident blocks taking tiles in turns,
-#     against one block a tile): an exhaustive search of F1 alone, unsplit, over 64-128 x 32-128
-#     tiles, on tall, small_k and irregular problems of the sweep's kinds ($PROBLEMS), then each
-#     problem's best candidate of either.
 # The public suite is tuned again with tools/device/run.sh shipped-db retune bench.
 default_phase=tests
 
 phase_tests() {
-  gpu_tests gpu-tests-reduce 'InKernelReduce/FusedReduce.*:Families/FamilyCorrectness.*/f1_simt:F1Persistent.*:F1DeepSplit.*:F2Tma.EdgeShapes*' 420
+  gpu_tests gpu-tests-reduce 'InKernelReduce/FusedReduce.*:Families/FamilyCorrectness.*/f1_simt:F1DeepSplit.*:F2Tma.EdgeShapes*' 420
   sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/f1_simt:InKernelReduce/FusedReduce.PaddedLeadingDimensionsAndMisalignedPointers/f1_simt' 170 memcheck-f1
 }
 
@@ -132,30 +128,4 @@ phase_occupancy() {
   cat "$res/occupancy.time"
   top_candidates "$res/occupancy.db" 400 > "$res/occupancy-candidates.txt"
   best_with_and_without "$res/occupancy.db" MIN_BLOCKS=4
-}
-
-persist_space="BM: [64, 128]
-  BN: [32, 64, 128]
-  BK: [8, 16]
-  WM: [32, 64]
-  WN: [32, 64]
-  TM: [8]
-  TN: [4, 8]
-  STAGES: [3, 4]
-  PAD: [4]
-  REGDB: [1]
-  MIN_BLOCKS: [1]
-  RASTER: [1]
-  SPLITK: [1]
-  REDUCE: [0]
-  PERSIST: [0, 1]"
-
-phase_persist() {
-  local list file=$res/persist.yaml
-  list=$(shapes persist ${PROBLEMS:-38861,177,180 18962,186,103 5471,5868,22 8368,14632,19 2734,294,440,T,N})
-  printf 'family: f1_simt\ndescription: PERSIST 0 and 1\nknobs:\n  %s\n' "$persist_space" > "$file"
-  tune_into persist "${SECONDS_LIMIT:-300}" "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
-  cat "$res/persist.time"
-  top_candidates "$res/persist.db" 400 > "$res/persist-candidates.txt"
-  best_with_and_without "$res/persist.db" PERSIST=1
 }
