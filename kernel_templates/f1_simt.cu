@@ -233,58 +233,10 @@ __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource&
   cp_async_wait<0>();  // no copy may outlive the block (empty groups only, but be exact)
 }
 
-// C not 16-byte aligned (ALIGN < 4) is stored through shared memory: from a thread's runs of 4
-// rows, the 8 lanes along M of one scalar store write floats 16 bytes apart, so every 32-byte
-// sector of C takes 4 passes and a small-K problem waits on L2 (docs/findings.md, "Persistent
-// blocks are slower"). The block's columns go in chunks of kStagedCols columns of each thread (4,
-// or 2 or 1 where the pipeline's stages hold no more), and consecutive threads then store
-// consecutive rows of a column.
-constexpr int kStagedLd = BM + 4;  // floats per staged column: 16-byte rows, 128-bit stores
-constexpr int kStageFloats = STAGES * (kStageA + kStageB);
-constexpr int chunk_cols(int per_thread) { return BN / TN * per_thread; }
-constexpr int kStagedCols = chunk_cols(4) * kStagedLd <= kStageFloats   ? 4
-                            : chunk_cols(2) * kStagedLd <= kStageFloats ? 2
-                            : chunk_cols(1) * kStagedLd <= kStageFloats ? 1
-                                                                         : 0;
-constexpr bool kStagedC = ALIGN < 4 && kStagedCols > 0;
-
-__device__ __forceinline__ void store_staged(const SgemmArgs& args, int m0, int n0, int a_off,
-                                             int b_off, const float (&acc)[TM][TN], float* smem) {
-  constexpr int G = kStagedCols > 0 ? kStagedCols : 1, kCols = chunk_cols(G);
-  const int warp_n = b_off / WN, lane_n = b_off % WN / 4;  // b_off = warp_n * WN + lane_n * 4
-#pragma unroll
-  for (int q = 0; q < TN / G; ++q) {
-    __syncthreads();  // every read of the stages (or of the previous chunk) is done
-#pragma unroll
-    for (int c = 0; c < G; ++c) {
-      const int j = q * G + c, lc = (warp_n * kLanesN + lane_n) * G + c;
-#pragma unroll
-      for (int i = 0; i < TM / 4; ++i)
-        *reinterpret_cast<float4*>(smem + lc * kStagedLd + a_off + i * 4 * kLanesM) = make_float4(
-            acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]);
-    }
-    __syncthreads();
-    for (int e = static_cast<int>(threadIdx.x); e < kCols * BM; e += kThreads) {
-      // Chunk column lc back to the thread that staged it, and so to its column of C.
-      const int lc = e / BM, row = m0 + e % BM;
-      const int owner = lc / G, j = q * G + lc % G;  // owner = warp_n * kLanesN + lane_n
-      const int col = n0 + owner / kLanesN * WN + owner % kLanesN * 4 + j / 4 * 4 * kLanesN + j % 4;
-      if (row >= args.m || col >= args.n) continue;
-      float* const p = args.c + static_cast<long long>(col) * args.ldc + row;
-      const float v = args.alpha * smem[lc * kStagedLd + e % BM];
-      *p = args.beta == 0.0f ? v : fmaf(args.beta, *p, v);  // beta == 0 never reads C
-    }
-  }
-}
-
 // Epilogue: each thread owns (TM/4) x TN runs of 4 consecutive rows of one column, stored to C
 // (alpha, beta applied) or, for a split summed later, to its partial tile in the workspace.
 __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_workspace, int m0, int n0,
-                                           int a_off, int b_off, const float (&acc)[TM][TN],
-                                           float* smem) {
-  if constexpr (kStagedC) {
-    if (!to_workspace) return store_staged(args, m0, n0, a_off, b_off, acc, smem);
-  }
+                                           int a_off, int b_off, const float (&acc)[TM][TN]) {
   float* out;
   int ld;
   bool vec_ok = true;
@@ -376,7 +328,7 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   // In-kernel split-K: only the last split of the tile to arrive goes on, with the sum of all.
   const bool split = SPLITK > 1 && args.k_splits > 1;
   if (REDUCE && split && !PartialTile<TM, TN, kThreads>::reduce_splits(args, acc)) return;
-  store_tile(args, !REDUCE && split, m0, n0, a_off, b_off, acc, As);
+  store_tile(args, !REDUCE && split, m0, n0, a_off, b_off, acc);
 }
 
 #if SPLITK > 1 && !REDUCE

@@ -1,5 +1,5 @@
 # F1's split-K summed in the kernel by the last split of each tile (REDUCE = 1), its deep splits,
-# register caps and its epilogue for an unaligned C.
+# and register caps.
 #   tests (default): the GPU tests of every in-kernel reduction (F1, F2 split-K and stream-K, F4),
 #     F1's family-wide checks and deep splits, and F2's edge shapes, then
 #     memcheck over F1's sanitizer sample and F1's in-kernel sum on padded and misaligned operands.
@@ -15,11 +15,6 @@
 #     none eligible): an exhaustive search of F1 alone over 64-128 tiles of 8x8 per thread, split
 #     1-64 ways, on a long_k, a tall, an irregular and a small problem of the sweep ($PROBLEMS,
 #     rows "M,N,K"), then each problem's best candidates of either MIN_BLOCKS.
-#   unaligned_c: F1's epilogue for a C that is not 16-byte aligned (staged through shared memory):
-#     the GPU tests of F1 (family-wide, deep splits, in-kernel sums), racecheck over F1's sanitizer
-#     sample, then an exhaustive search of unsplit F1 over 64-128 x 32-128 tiles on tall, small_k
-#     and irregular problems of the sweep's kinds ($PROBLEMS), each problem's best (of BK 8 and 16)
-#     with cuBLAS in the same rounds.
 # The public suite is tuned again with tools/device/run.sh shipped-db retune bench.
 default_phase=tests
 
@@ -133,31 +128,4 @@ phase_occupancy() {
   cat "$res/occupancy.time"
   top_candidates "$res/occupancy.db" 400 > "$res/occupancy-candidates.txt"
   best_with_and_without "$res/occupancy.db" MIN_BLOCKS=4
-}
-
-unaligned_space="BM: [64, 128]
-  BN: [32, 64, 128]
-  BK: [8, 16]
-  WM: [32, 64]
-  WN: [32, 64]
-  TM: [8]
-  TN: [4, 8]
-  STAGES: [3, 4]
-  PAD: [4]
-  REGDB: [1]
-  MIN_BLOCKS: [1]
-  RASTER: [1]
-  SPLITK: [1]
-  REDUCE: [0]"
-
-phase_unaligned_c() {
-  gpu_tests gpu-tests-f1 'Families/FamilyCorrectness.*/f1_simt:InKernelReduce/FusedReduce.*/f1_simt:F1DeepSplit.*' 200
-  sanitize racecheck 'Families/FamilyCorrectness.SanitizerSample/f1_simt' 200 racecheck-f1
-  local list file=$res/unaligned.yaml
-  list=$(shapes unaligned ${PROBLEMS:-38861,177,180 18962,186,103 5471,5868,22 8368,14632,19 2734,294,440,T,N})
-  printf 'family: f1_simt\ndescription: unsplit F1\nknobs:\n  %s\n' "$unaligned_space" > "$file"
-  tune_into unaligned "${SECONDS_LIMIT:-200}" "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
-  cat "$res/unaligned.time"
-  top_candidates "$res/unaligned.db" 400 > "$res/unaligned-candidates.txt"
-  best_with_and_without "$res/unaligned.db" BK=16
 }
