@@ -233,6 +233,23 @@ __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource&
   cp_async_wait<0>();  // no copy may outlive the block (empty groups only, but be exact)
 }
 
+// C = alpha * acc + beta * C for a run of 4 rows starting at a multiple of 4. The problem's class
+// ALIGN is that of its least aligned operand: C itself may be 16-byte aligned (an odd ldb or lda
+// alone makes the class 1), and then takes float4 accesses, whose 8 lanes along M fill whole
+// sectors, where scalar ones would write each sector in 4 passes.
+__device__ __forceinline__ void update_c4(float* p, int nvalid, float (&v)[4], bool c_vec,
+                                          float alpha, float beta) {
+  if (ALIGN < 4 && c_vec)
+    update4<4>(p, nvalid, v, alpha, beta);
+  else
+    update4<ALIGN>(p, nvalid, v, alpha, beta);
+}
+
+// Whether C's pointer and ldc allow float4 accesses at every run (rows from a multiple of 4).
+__device__ __forceinline__ bool c_is_vector(const SgemmArgs& args) {
+  return (reinterpret_cast<unsigned long long>(args.c) & 15) == 0 && args.ldc % 4 == 0;
+}
+
 // Epilogue: each thread owns (TM/4) x TN runs of 4 consecutive rows of one column, stored to C
 // (alpha, beta applied) or, for a split summed later, to its partial tile in the workspace.
 __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_workspace, int m0, int n0,
@@ -240,6 +257,7 @@ __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_worksp
   float* out;
   int ld;
   bool vec_ok = true;
+  const bool c_vec = c_is_vector(args);
   if (to_workspace) {
     // Partial tile of split z at workspace[z][n][m] (ld = m), summed later in split order.
     out = args.workspace + static_cast<size_t>(blockIdx.z) * args.m * args.n;
@@ -266,7 +284,7 @@ __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_worksp
         else
           store4<1>(p, nvalid, v);
       } else {
-        update4<ALIGN>(p, nvalid, v, args.alpha, args.beta);
+        update_c4(p, nvalid, v, c_vec, args.alpha, args.beta);
       }
     }
   }
@@ -350,6 +368,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
   const unsigned runs_per_col = static_cast<unsigned>(m + 3) / 4;
   const unsigned runs = runs_per_col * static_cast<unsigned>(args.n);  // m*n < 2^31
   const size_t split_stride = static_cast<size_t>(m) * args.n;
+  const bool c_vec = c_is_vector(args);
   const bool ws_vec =
       m % 4 == 0 && (reinterpret_cast<unsigned long long>(args.workspace) & 15) == 0;
   // The loop bound is the same in every thread of a block: all of them reach the barriers.
@@ -391,7 +410,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
     if (ty == 0 && r < runs) {
       const float4 t = group_sums[tx];
       float total[4] = {t.x, t.y, t.z, t.w};
-      update4<ALIGN>(args.c + static_cast<long long>(col) * args.ldc + row, nvalid, total,
+      update_c4(args.c + static_cast<long long>(col) * args.ldc + row, nvalid, total, c_vec,
                      args.alpha, args.beta);
     }
     __syncthreads();  // group_sums is written again for the next runs
