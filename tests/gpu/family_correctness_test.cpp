@@ -299,6 +299,35 @@ TEST(F1DeepSplit, LongKSmallOutputsAllTransposesPaddedAndMisaligned) {
   RecordProperty("split_cases", splits);
 }
 
+// Family F1 where only A or B makes the problem unaligned: C (ldc a multiple of 4, its pointer
+// 16-byte aligned) takes float4 stores in the main kernel and in sgemm_reduce, the operands their
+// class's copies; beta != 0 reads C the same way. Unsplit and deep-split points, all transposes.
+TEST(F1AlignedC, AnUnalignedOperandLeavesCToFloat4Stores) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f1_simt");
+  std::vector<Knobs> unsplit, deep;
+  for (const Knobs& k : testing::default_space_configs(family)) {
+    if (k.at("SPLITK") == 1) unsplit.push_back(k);
+    if (k.at("SPLITK") >= 16 && k.at("REDUCE") == 0) deep.push_back(k);
+  }
+  std::vector<Knobs> configs = sample(unsplit, 2);
+  for (const Knobs& k : sample(deep, 2)) configs.push_back(k);
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] :
+             {std::array<int, 3>{300, 70, 213}, std::array<int, 3>{132, 37, 4099},
+              std::array<int, 3>{1000, 129, 19}}) {
+          ProblemKey p = testing::make_problem(ta, tb, m, n, k);
+          p.ldc = (p.m + 3) / 4 * 4;  // C aligned; A or B stays odd
+          p.align = alignment_class(p.lda, p.ldb, p.ldc, 0, 0, 0);
+          ASSERT_LT(p.align, 4) << p.to_string();
+          cases.push_back({knobs, p, 0});
+        }
+  EXPECT_EQ(expect_correct(family, cases), static_cast<int>(cases.size()));
+}
+
 TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");
