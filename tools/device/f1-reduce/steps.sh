@@ -1,7 +1,7 @@
 # F1's split-K summed in the kernel by the last split of each tile (REDUCE = 1), its deep splits,
 # and register caps.
 #   tests (default): the GPU tests of every in-kernel reduction (F1, F2 split-K and stream-K, F4),
-#     F1's family-wide checks and deep splits, and F2's edge shapes, then
+#     F1's family-wide checks, deep splits and aligned C, and F2's edge shapes, then
 #     memcheck over F1's sanitizer sample and F1's in-kernel sum on padded and misaligned operands.
 #   profile: F1's deep splits on long_k problems ($PROBLEMS: rows "M,N,K", NN with ldb = K as in
 #     the sweep; default 356x72 over K 32827 (alignment 1) and 32828 (alignment 4), and 384x128,
@@ -19,7 +19,7 @@
 default_phase=tests
 
 phase_tests() {
-  gpu_tests gpu-tests-reduce 'InKernelReduce/FusedReduce.*:Families/FamilyCorrectness.*/f1_simt:F1DeepSplit.*:F2Tma.EdgeShapes*' 420
+  gpu_tests gpu-tests-reduce 'InKernelReduce/FusedReduce.*:Families/FamilyCorrectness.*/f1_simt:F1DeepSplit.*:F1AlignedC.*:F2Tma.EdgeShapes*' 420
   sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/f1_simt:InKernelReduce/FusedReduce.PaddedLeadingDimensionsAndMisalignedPointers/f1_simt' 170 memcheck-f1
 }
 
