@@ -26,8 +26,8 @@
 #     $BENCH_SECONDS;
 #   retune: the problems of $SHAPES (a shape list) tuned again (--retune) in a copy of the database
 #     an earlier visit brought back ($STATE_DB, default .device-state/h100.db), into new.db, whose
-#     winners are exported (nvidia-h100.json): a kernel change measured on the problems it can move,
-#     the rest of the database kept; then the suites phase benches it.
+#     winners are exported (nvidia-h100.json; new.db comes back too): a kernel change measured on
+#     the problems it can move, the rest of the database kept; then the suites phase benches it.
 #   profile: Nsight Compute (--clock-control none) over the bench of one problem per sweep class
 #     that stays far from the ceiling ($PROBLEMS: rows "M,N,K[,TA,TB]"; default a long_k, a small_k,
 #     a tall and a compute problem), served from the new database ($DB to name another): speed of
@@ -159,7 +159,7 @@ phase_retune() {
   timed retune sgemm-tune tune --shapes "$SHAPES" --db "$work/new.db" --retune --json
   grep -E "^info: (NN|NT|TN|TT) .*us, cuBLAS" "$res/retune.log" | cut -c1-220
   sgemm-tune export --db "$work/new.db" --winners-only -o "$res/nvidia-h100.json"
-  cp "$SHAPES" "$res/"
+  cp "$SHAPES" "$work/new.db" "$res/"
 }
 
 phase_profile() {
