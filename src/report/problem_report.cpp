@@ -48,6 +48,10 @@ void add_geometry(KernelFacts& k, const ProblemKey& p, const GpuRecord& gpu) {
   k.waves = waves(k.grid_blocks, gpu.sm_count, k.occupancy.blocks_per_sm);
 }
 
+// cuBLASLt's screened algorithms are stored beside the own candidates (family "cublaslt"); the
+// reports' counts and rankings are of the own kernels.
+bool own_kernel(const CandidateRecord& c) { return c.family != kCublasLtFamily; }
+
 bool same_kernel(const CandidateRecord& c, const WinnerRecord& w) {
   return c.family == w.family && c.config == w.config && c.template_hash == w.template_hash;
 }
@@ -101,7 +105,8 @@ std::vector<KernelFacts> ranked_kernels(const std::vector<CandidateRecord>& cand
                                         const GpuRecord& gpu) {
   std::vector<KernelFacts> out;
   for (const CandidateRecord& c : candidates)
-    if (auto k = kernel_facts(c, gpu)) out.push_back(std::move(*k));
+    if (own_kernel(c))
+      if (auto k = kernel_facts(c, gpu)) out.push_back(std::move(*k));
   std::stable_sort(out.begin(), out.end(), [](const KernelFacts& a, const KernelFacts& b) {
     const bool fa = a.stage == "final", fb = b.stage == "final";
     if (fa != fb) return fa;
@@ -131,6 +136,7 @@ ProblemReport make_problem_report(const WinnerRecord& w,
   r.bound = bound(w.problem, r.peak_tflops, bandwidth_tbps);
 
   for (const CandidateRecord& c : candidates) {
+    if (!own_kernel(c)) continue;
     ++r.tried;
     if (c.outcome == Outcome::ok)
       ++r.ok;

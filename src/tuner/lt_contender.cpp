@@ -32,6 +32,7 @@ LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, 
         timer.screen(operands.launch([&, i = c.index](cudaStream_t st, const OperandSet& o) {
           lt.run(plan, i, st, alpha, o.a, o.b, beta, o.c);
         }));
+    out.screened.push_back({c.index, m});
     if (out.index < 0 || m.median_us < out.screen_us) {
       out.index = c.index;
       out.screen_us = m.median_us;

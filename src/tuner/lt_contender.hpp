@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cuda/cublaslt_gemm.hpp"
 #include "measure/operand_rotation.hpp"
@@ -16,11 +17,18 @@
 
 namespace sgt {
 
+// One correct algorithm's screening.
+struct LtScreened {
+  int index = -1;  // into the plan's algorithms
+  Measurement measurement;
+};
+
 struct LtContender {
   std::optional<CublasLtPlan> plan;
-  int index = -1;        // the plan's fastest correct algorithm; -1: none
-  double screen_us = 0;  // its screening median
-  std::string note;      // why there is none
+  int index = -1;                    // the plan's fastest correct algorithm; -1: none
+  double screen_us = 0;              // its screening median
+  std::vector<LtScreened> screened;  // every correct algorithm, in the plan's order
+  std::string note;                  // why there is none
 };
 
 // Screens the correct algorithms of the heuristic's top `top_k`, and of its first algorithm at up

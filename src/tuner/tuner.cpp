@@ -225,6 +225,7 @@ class Tuner::Search {
   void verify_and_screen(std::size_t i, const SgemmKernel& kernel, const LaunchGeometry& geometry,
                          CompileResult& compiled, CandidateRecord& rec);
   void compile_ahead(CompilePool& pool);
+  void record_lt_screening();
   void report_progress();
 
   State& s_;
@@ -479,6 +480,7 @@ void Tuner::Search::confirm_finalists() {
                                *checker_, s_.timer, *operands_, s_.stream.get(), problem_.alpha,
                                problem_.beta, timing_seed_);
     spent_.lt_s += seconds_since(t);
+    record_lt_screening();
   }
   std::vector<std::unique_ptr<SgemmKernel>> kernels;
   std::vector<LaunchGeometry> geometries;
@@ -547,6 +549,25 @@ void Tuner::Search::confirm_finalists() {
     finalists_.push_back({rounds.kernels[r].median_us, rounds.ratio_summary[r].median,
                           rounds.ratio_summary[r].spread, kLibraryComplexity});
   }
+}
+
+// Every correct cuBLASLt algorithm screened, as a candidate of family "cublaslt" with the config
+// its winner would carry: a prediction for a neighbouring problem can then score the algorithm
+// that won there on this problem's own screening (tools/bench/prediction_replay.py).
+void Tuner::Search::record_lt_screening() {
+  std::vector<CandidateRecord> records;
+  for (const LtScreened& screened : lt_.screened) {
+    CandidateRecord rec;
+    rec.run_id = s_.run_id;
+    rec.problem = key_;
+    rec.family = kCublasLtFamily;
+    rec.config =
+        lt_algorithm_config(lt_.plan->algorithms()[static_cast<std::size_t>(screened.index)].algo);
+    rec.screen = timing_record(screened.measurement);
+    rec.cublas_us = result_.cublas_us;
+    records.push_back(std::move(rec));
+  }
+  if (!records.empty()) s_.store.record_candidates(s_.run_id, s_.gpu, s_.software, records);
 }
 
 void Tuner::Search::store_winner() {

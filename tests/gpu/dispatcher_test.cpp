@@ -2,6 +2,7 @@
 // and match cuBLAS; untuned ones go to cuBLAS; cuBLAS's edge-case semantics hold.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -282,7 +283,18 @@ TEST(TunerGpu, TunesStoresAndServesAProblem) {
     result = tuner.tune(problem, 0, 1, nullptr);
     tuner.finish("finished");
     const auto tried = store.candidates(problem.key, gpu_record(tuner.device()), software_record());
-    EXPECT_EQ(static_cast<int>(tried.size()), result.candidates);
+    // The own candidates, and every correct cuBLASLt algorithm screened (family "cublaslt").
+    const auto lt_rows = std::count_if(tried.begin(), tried.end(), [](const CandidateRecord& c) {
+      return c.family == kCublasLtFamily;
+    });
+    EXPECT_EQ(static_cast<int>(tried.size() - lt_rows), result.candidates);
+    EXPECT_GT(lt_rows, 0);
+    for (const CandidateRecord& c : tried) {
+      if (c.family != kCublasLtFamily) continue;
+      ASSERT_TRUE(c.screen.has_value()) << c.config;
+      EXPECT_GT(c.screen->median_us, 0) << c.config;
+      EXPECT_NO_THROW(parse_lt_algorithm_config(c.config)) << c.config;
+    }
     EXPECT_GT(result.ok, 0);
     EXPECT_GT(result.cublas_us, 0);
     EXPECT_TRUE(

@@ -196,11 +196,21 @@ TEST_F(ReportStore, OwnKernelOfACublasWinnerIsTheFastestFinalist) {
 }
 
 // A cuBLASLt algorithm won: its time is the winner's, and the own kernel is the best own
-// finalist (the algorithm is no candidate of ours).
+// finalist. The algorithms cuBLASLt screened are stored beside the candidates (family
+// "cublaslt") and neither counted nor ranked among them.
 TEST_F(ReportStore, OwnKernelOfACublasLtWinnerIsTheFastestFinalist) {
   const sgt::ProblemKey small = square(1024);
   const sgt::WinnerRecord w = winner(small, h200, "cublaslt", "id=20,tile=24,algo=00", 58.7, 63.9);
-  const ProblemReport r = make_problem_report(w, store->candidates(small, h200, cuda13), 4.3);
+  const ProblemReport without_lt =
+      make_problem_report(w, store->candidates(small, h200, cuda13), 4.3);
+  std::vector<CandidateRecord> candidates = store->candidates(small, h200, cuda13);
+  CandidateRecord lt = candidate(small, "id=20,tile=24,algo=00", Outcome::ok, 40.0, {}, 64.5);
+  lt.family = "cublaslt";
+  lt.template_hash = "";
+  candidates.push_back(lt);
+  const ProblemReport r = make_problem_report(w, candidates, 4.3);
+  EXPECT_EQ(r.tried, without_lt.tried);
+  EXPECT_EQ(r.ok, without_lt.ok);
   EXPECT_FALSE(r.cublas_won());
   EXPECT_FALSE(r.own_won());
   EXPECT_DOUBLE_EQ(r.tuned_us, 58.7);
@@ -208,8 +218,9 @@ TEST_F(ReportStore, OwnKernelOfACublasLtWinnerIsTheFastestFinalist) {
   ASSERT_TRUE(r.own.has_value());
   EXPECT_EQ(r.own->family, "f1_simt");
   EXPECT_EQ(r.own->config, f1_b);
-  const std::string text =
-      format_explanation(explain(w, store->candidates(small, h200, cuda13), 4.3, 5), false);
+  const Explanation e = explain(w, candidates, 4.3, 5);
+  for (const KernelFacts& k : e.runner_ups) EXPECT_EQ(k.family, "f1_simt");
+  const std::string text = format_explanation(e, false);
   EXPECT_NE(text.find("winner: cublaslt id=20"), std::string::npos) << text;
   EXPECT_NE(text.find("best own kernel: f1_simt"), std::string::npos) << text;
 }

@@ -6,7 +6,8 @@
 The database holds, per problem, the winner and every screened candidate with its screening
 median and cuBLAS's time in the same screening (a `sgemm-tune tune` database, such as
 tests/data/h100-suites.db.gz: the public suite and the sweep tuned on an H100 with the shipped
-settings). The problems are shuffled (seed) and split into folds; each fold in turn is held out,
+settings). Databases tuned since cuBLASLt's screening is recorded also hold every correct
+cuBLASLt algorithm screened on each problem (family "cublaslt"). The problems are shuffled (seed) and split into folds; each fold in turn is held out,
 a rule picks a configuration for each held-out problem from the other folds only, and the pick is
 scored with what the tuner measured on the held-out problem itself: cuBLAS time / the picked
 candidate's screening median (1.0 when the rule picks cuBLAS; "unknown" when the tuner never
@@ -14,14 +15,18 @@ screened that configuration there).
 
 The first line gives what tuning itself reached (the winners' confirmation rounds). Rules:
   oracle   the problem's own best screened own-kernel candidate (what tuning it finds; the
-           ceiling of any prediction from these families);
+           ceiling of any prediction from these families); "oracle+lt" also takes cuBLASLt's
+           screened algorithms;
   nearest  the dispatcher's shipped rule (docs/dispatcher.md, the lookup chain): the closest
            winner of the same transposes and alignment class within a factor 2 in m, n and k;
            cuBLAS if that winner is cuBLAS's or cuBLASLt's, or gains under 1.05x (a re-statement
            of src/dispatch/lookup.cpp, without its check that the kernel variant matches);
   knn      every configuration screened on the k nearest problems of the same class within a
-           log2 distance d is scored by its measured speed-ups there (a distance-weighted mean,
-           capped at 1.05x the worst); the best above a margin is picked.
+           log2 distance d (own kernels, and cuBLASLt's algorithms where recorded) is scored by
+           its measured speed-ups there (a distance-weighted mean, capped at 1.05x the worst);
+           the best above a margin is picked;
+  lt-nearest  the cuBLASLt algorithm that won the closest problem of the same class within a log2
+           distance d whose winner is cuBLASLt's, where it won by 1.05x or more.
 Per rule: problems scored, unknown, served (not cuBLAS), the geomean over all scored problems and
 over the served ones, the worst, and how many fall below 0.97x."""
 import argparse
@@ -80,9 +85,22 @@ class Replay:
         t = self.T[pid].get(choice)
         return None if t is None else self.C[pid] / t
 
-    def oracle(self, pid, train):
-        choice, t = min(self.T[pid].items(), key=lambda kv: kv[1])
+    def oracle(self, pid, train, with_lt=False):
+        own = [kv for kv in self.T[pid].items() if with_lt or kv[0][0] != "cublaslt"]
+        if not own:
+            return None
+        choice, t = min(own, key=lambda kv: kv[1])
         return choice if self.C[pid] / t > 1 else None
+
+    def lt_nearest(self, pid, train, radius):
+        p = self.P[pid]
+        near = sorted((self.distance(p, self.P[q]), q) for q in train
+                      if self.same_class(p, self.P[q]) and self.W[q]["family"] == "cublaslt"
+                      and self.distance(p, self.P[q]) <= radius)
+        for _, q in near:
+            w = self.W[q]
+            return ("cublaslt", w["config"]) if w["cublas"] / w["t"] >= 1.05 else None
+        return None
 
     def nearest(self, pid, train):
         p = self.P[pid]
@@ -143,7 +161,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     r = Replay(*load(a.db))
-    rules = [("oracle (own best, tuned)", r.oracle), ("nearest (shipped rule)", r.nearest)]
+    rules = [("oracle (own best, tuned)", r.oracle),
+             ("oracle+lt (with cuBLASLt)", lambda p, t: r.oracle(p, t, True)),
+             ("nearest (shipped rule)", r.nearest)]
+    for radius in (1.0, 2.5):
+        rules.append((f"lt-nearest d<={radius}", lambda p, t, d=radius: r.lt_nearest(p, t, d)))
     for k in (2, 4, 8):
         for radius in (1.5, 2.5, 4.0):
             for margin in (1.03, 1.08):

@@ -79,7 +79,8 @@ std::vector<Measured> load(Database& db, const KnobMatch& match) {
               "SELECT p.id, p.transa, p.transb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.align, "
               "c.family, c.config, c.screen_median_us, c.cublas_us FROM candidates c "
               "JOIN problems p ON p.id = c.problem_id WHERE c.outcome = 'ok' "
-              "AND c.screen_median_us IS NOT NULL ORDER BY p.id, c.id");
+              "AND c.family <> 'cublaslt' AND c.screen_median_us IS NOT NULL "
+              "ORDER BY p.id, c.id");  // own kernels: cuBLASLt's screening is not searched
   std::int64_t current = -1;
   while (s.step()) {
     if (s.column_int64(0) != current) {

@@ -112,6 +112,7 @@ def drop_replay(db_path, factors):
             rows = db.execute(
                 "SELECT id, screen_median_us, screen_samples, final_median_us, cublas_us "
                 "FROM candidates WHERE problem_id = ? AND screen_median_us IS NOT NULL "
+                "AND family <> 'cublaslt' "
                 "ORDER BY id", (pid,)).fetchall()
             cublas = [r[4] for r in rows if r[4]]
             fastest = min(cublas) if cublas else math.inf
