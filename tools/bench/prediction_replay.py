@@ -7,8 +7,9 @@ The database holds, per problem, the winner and every screened candidate with it
 median and cuBLAS's time in the same screening (a `sgemm-tune tune` database, such as
 tests/data/h100-suites.db.gz: the public suite and the sweep tuned on an H100 with the shipped
 settings). Databases tuned since cuBLASLt's screening is recorded also hold every correct
-cuBLASLt algorithm screened on each problem (family "cublaslt"). The problems are shuffled (seed) and split into folds; each fold in turn is held out,
-a rule picks a configuration for each held-out problem from the other folds only, and the pick is
+cuBLASLt algorithm screened on each problem (family "cublaslt"). The problems are shuffled (seed)
+and split into folds; each fold in turn is held out, a rule picks a configuration for each
+held-out problem from the other folds only, and the pick is
 scored with what the tuner measured on the held-out problem itself: cuBLAS time / the picked
 candidate's screening median (1.0 when the rule picks cuBLAS; "unknown" when the tuner never
 screened that configuration there).
@@ -86,21 +87,21 @@ class Replay:
         return None if t is None else self.C[pid] / t
 
     def oracle(self, pid, train, with_lt=False):
-        own = [kv for kv in self.T[pid].items() if with_lt or kv[0][0] != "cublaslt"]
-        if not own:
+        pool = [kv for kv in self.T[pid].items() if with_lt or kv[0][0] != "cublaslt"]
+        if not pool:
             return None
-        choice, t = min(own, key=lambda kv: kv[1])
+        choice, t = min(pool, key=lambda kv: kv[1])
         return choice if self.C[pid] / t > 1 else None
 
     def lt_nearest(self, pid, train, radius):
         p = self.P[pid]
-        near = sorted((self.distance(p, self.P[q]), q) for q in train
-                      if self.same_class(p, self.P[q]) and self.W[q]["family"] == "cublaslt"
-                      and self.distance(p, self.P[q]) <= radius)
-        for _, q in near:
-            w = self.W[q]
-            return ("cublaslt", w["config"]) if w["cublas"] / w["t"] >= 1.05 else None
-        return None
+        near = [(self.distance(p, self.P[q]), q) for q in train
+                if self.same_class(p, self.P[q]) and self.W[q]["family"] == "cublaslt"
+                and self.distance(p, self.P[q]) <= radius]
+        if not near:
+            return None
+        w = self.W[min(near)[1]]
+        return ("cublaslt", w["config"]) if w["cublas"] / w["t"] >= 1.05 else None
 
     def nearest(self, pid, train):
         p = self.P[pid]
