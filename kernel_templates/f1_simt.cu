@@ -233,31 +233,21 @@ __device__ __forceinline__ void mainloop(unsigned sa0, unsigned sb0, TileSource&
   cp_async_wait<0>();  // no copy may outlive the block (empty groups only, but be exact)
 }
 
-// C = alpha * acc + beta * C for a run of 4 rows starting at a multiple of 4. The problem's class
-// ALIGN is that of its least aligned operand: C itself may be 16-byte aligned (an odd ldb or lda
-// alone makes the class 1), and then takes float4 accesses, whose 8 lanes along M fill whole
-// sectors, where scalar ones would write each sector in 4 passes.
-__device__ __forceinline__ void update_c4(float* p, int nvalid, float (&v)[4], bool c_vec,
-                                          float alpha, float beta) {
-  if (ALIGN < 4 && c_vec)
-    update4<4>(p, nvalid, v, alpha, beta);
-  else
-    update4<ALIGN>(p, nvalid, v, alpha, beta);
-}
-
 // Whether C's pointer and ldc allow float4 accesses at every run (rows from a multiple of 4).
 __device__ __forceinline__ bool c_is_vector(const SgemmArgs& args) {
   return (reinterpret_cast<unsigned long long>(args.c) & 15) == 0 && args.ldc % 4 == 0;
 }
 
 // Epilogue: each thread owns (TM/4) x TN runs of 4 consecutive rows of one column, stored to C
-// (alpha, beta applied) or, for a split summed later, to its partial tile in the workspace.
-__device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_workspace, int m0, int n0,
-                                           int a_off, int b_off, const float (&acc)[TM][TN]) {
+// (alpha, beta applied, accesses of CV floats) or, for a split summed later, to its partial tile
+// in the workspace.
+template <int CV>
+__device__ __forceinline__ void store_tile_as(const SgemmArgs& args, bool to_workspace, int m0,
+                                              int n0, int a_off, int b_off,
+                                              const float (&acc)[TM][TN]) {
   float* out;
   int ld;
   bool vec_ok = true;
-  const bool c_vec = c_is_vector(args);
   if (to_workspace) {
     // Partial tile of split z at workspace[z][n][m] (ld = m), summed later in split order.
     out = args.workspace + static_cast<size_t>(blockIdx.z) * args.m * args.n;
@@ -284,10 +274,22 @@ __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_worksp
         else
           store4<1>(p, nvalid, v);
       } else {
-        update_c4(p, nvalid, v, c_vec, args.alpha, args.beta);
+        update4<CV>(p, nvalid, v, args.alpha, args.beta);
       }
     }
   }
+}
+
+// The problem's class ALIGN is that of its least aligned operand: C itself may be 16-byte aligned
+// (an odd ldb or lda alone makes the class 1), and then takes float4 accesses, whose 8 lanes along
+// M fill whole sectors, where narrower ones write each sector in passes. The choice is made once
+// per tile, not per run, so that the class's own path compiles as it would alone.
+__device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_workspace, int m0, int n0,
+                                           int a_off, int b_off, const float (&acc)[TM][TN]) {
+  if (ALIGN < 4 && !to_workspace && c_is_vector(args))
+    store_tile_as<4>(args, false, m0, n0, a_off, b_off, acc);
+  else
+    store_tile_as<ALIGN>(args, to_workspace, m0, n0, a_off, b_off, acc);
 }
 
 }  // namespace f1
@@ -410,8 +412,11 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
     if (ty == 0 && r < runs) {
       const float4 t = group_sums[tx];
       float total[4] = {t.x, t.y, t.z, t.w};
-      update_c4(args.c + static_cast<long long>(col) * args.ldc + row, nvalid, total, c_vec,
-                     args.alpha, args.beta);
+      float* const p = args.c + static_cast<long long>(col) * args.ldc + row;
+      if (ALIGN < 4 && c_vec)
+        update4<4>(p, nvalid, total, args.alpha, args.beta);
+      else
+        update4<ALIGN>(p, nvalid, total, args.alpha, args.beta);
     }
     __syncthreads();  // group_sums is written again for the next runs
   }

@@ -15,6 +15,10 @@
 #     none eligible): an exhaustive search of F1 alone over 64-128 tiles of 8x8 per thread, split
 #     1-64 ways, on a long_k, a tall, an irregular and a small problem of the sweep ($PROBLEMS,
 #     rows "M,N,K"), then each problem's best candidates of either MIN_BLOCKS.
+#   variants: F1 configurations ($CASES: "M,N,K:KNOB=V,..." entries, NN) each tuned alone (a
+#     one-point space, cuBLAS in the same rounds) by every build of $VARIANTS (directories holding
+#     sgemm-tune and lib/; "dist" is .device-dist), two rounds, the builds interleaved: a template
+#     change against the templates before it, on one unit.
 # The public suite is tuned again with tools/device/run.sh shipped-db retune bench.
 default_phase=tests
 
@@ -29,11 +33,14 @@ deep_split_configs="BM=64,BN=128,BK=8,WM=32,WN=64,TM=8,TN=8,STAGES=4,SPLITK=64,R
 BM=128,BN=32,BK=16,WM=32,WN=32,TM=8,TN=4,STAGES=3,SPLITK=64,REDUCE=0
 BM=64,BN=128,BK=8,WM=32,WN=64,TM=8,TN=8,STAGES=4,SPLITK=64,REDUCE=1"
 
-# one_point_space NAME KNOB=V,...: F1's space with every knob fixed, as $res/NAME.yaml.
+# one_point_space NAME KNOB=V,...: F1's space with every knob fixed (PAD 4, REGDB 1, MIN_BLOCKS 1
+# and RASTER 1 unless given), as $res/NAME.yaml.
 one_point_space() {
   local file=$res/$1.yaml kv
-  printf 'family: f1_simt\ndescription: one point\nknobs:\n  PAD: [4]\n  REGDB: [1]\n  MIN_BLOCKS: [1]\n  RASTER: [1]\n' > "$file"
-  for kv in ${2//,/ }; do echo "  ${kv%%=*}: [${kv#*=}]" >> "$file"; done
+  declare -A knobs=([PAD]=4 [REGDB]=1 [MIN_BLOCKS]=1 [RASTER]=1)
+  for kv in ${2//,/ }; do knobs[${kv%%=*}]=${kv#*=}; done
+  printf 'family: f1_simt\ndescription: one point\nknobs:\n' > "$file"
+  for kv in "${!knobs[@]}"; do echo "  $kv: [${knobs[$kv]}]" >> "$file"; done
   echo "$file"
 }
 
@@ -128,4 +135,24 @@ phase_occupancy() {
   cat "$res/occupancy.time"
   top_candidates "$res/occupancy.db" 400 > "$res/occupancy-candidates.txt"
   best_with_and_without "$res/occupancy.db" MIN_BLOCKS=4
+}
+
+phase_variants() {
+  local entry row cfg v round i=0 list file
+  for entry in $CASES; do
+    row=${entry%%:*} cfg=${entry#*:} i=$((i + 1))
+    list=$(shapes "v$i" "$row")
+    file=$(one_point_space "v$i" "$cfg")
+    for round in 1 2; do
+      for v in ${VARIANTS:-dist}; do
+        local bin=sgemm-tune lib=$dist/lib name=v$i-${v#.}-$round
+        [[ $v == dist ]] || bin=$PWD/$v/sgemm-tune lib=$PWD/$v/lib
+        LD_LIBRARY_PATH=$lib:$LD_LIBRARY_PATH timed "$name" "$bin" tune --shapes "$list" \
+          --db "$work/$name.db" --space "$file" --lt-algos 0 --json > /dev/null
+        # The configuration's time and cuBLAS's, or where cuBLAS won, the candidate's time over it.
+        echo "$row $cfg $v $round: $(grep -E '^info: NN .*(f1_simt|cublas) ' "$res/$name.log" |
+          grep -oE '[0-9.]+ us, cuBLAS [0-9.]+ us|best candidate at [0-9.]+x cuBLAS time' | tr '\n' ' ')"
+      done
+    done
+  done
 }
