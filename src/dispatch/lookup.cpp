@@ -48,6 +48,8 @@ bool within_ratio(const ProblemKey& a, const ProblemKey& b, double max_ratio) {
          std::abs(log_ratio(a.k, b.k)) <= limit;
 }
 
+int leading_dimension_width(int ld) { return ld % 4 == 0 ? 4 : ld % 2 == 0 ? 2 : 1; }
+
 bool alignment_serves(int tuned_align, int problem_align) {
   return tuned_align >= 1 && problem_align >= tuned_align;
 }
@@ -85,6 +87,10 @@ NearestChoice choose_nearest(const ProblemKey& problem, const std::vector<Neighb
     if (q.transa != problem.transa || q.transb != problem.transb) continue;
     if (!alignment_serves(q.align, problem.align)) continue;
     if (q.align != problem.align && !rules.cross_alignment) continue;
+    // Below class 4, C's own leading dimension decides how wide its stores are (F1 takes float4
+    // where C allows): a neighbour timed with the other kind of C is no evidence for this one.
+    if (problem.align < 4 && leading_dimension_width(q.ldc) != leading_dimension_width(problem.ldc))
+      continue;
     if (!within_ratio(problem, q, rules.max_ratio)) continue;
     eligible.push_back({q.align != problem.align, log_distance(problem, q), i});
   }

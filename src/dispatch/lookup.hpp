@@ -35,6 +35,8 @@ bool within_ratio(const ProblemKey& a, const ProblemKey& b, double max_ratio);
 // A kernel compiled for ALIGN = tuned_align runs correctly on a problem whose alignment class
 // (the widest vector every operand allows) is at least that wide.
 bool alignment_serves(int tuned_align, int problem_align);
+// The widest vector width (4, 2 or 1 floats) a leading dimension allows.
+int leading_dimension_width(int ld);
 // cublas_us / time_us, or 0 when either time is missing.
 double measured_speedup(double time_us, double cublas_us);
 
@@ -62,10 +64,11 @@ using NeighbourCheck = std::function<std::string(std::size_t index)>;
 std::string kernel_cannot_serve(const Family& family, const Knobs& knobs, const ProblemKey& tuned,
                                 const ProblemKey& problem);
 
-// Walks the eligible neighbours (same transposes, alignment the kernel allows, within max_ratio
-// in each dimension) closest first, same alignment class before narrower ones. The first one
-// where cuBLAS won or the measured speedup is under min_speedup ends the walk with cuBLAS: the
-// closest evidence says a tuned kernel does not pay there. One that `check` rejects is skipped.
+// Walks the eligible neighbours (same transposes, alignment the kernel allows, below class 4 a
+// ldc of the same width, within max_ratio in each dimension) closest first, same alignment class
+// before narrower ones. The first one where cuBLAS won or the measured speedup is under min_speedup
+// ends the walk with cuBLAS: the closest evidence says a tuned kernel does not pay there. One that
+// `check` rejects is skipped.
 NearestChoice choose_nearest(const ProblemKey& problem, const std::vector<Neighbour>& pool,
                              const NearestRules& rules, const NeighbourCheck& check);
 

@@ -133,6 +133,22 @@ TEST(DispatchLookup, AlignmentClasses) {
       choose_nearest(problem(1000, 1000, 1000, Op::N, Op::N, 4), two, cross, accept_all).index, 1);
 }
 
+TEST(DispatchLookup, BelowClassFourTheWidthOfLdcMustMatch) {
+  // Both class 1 (an odd ldb); the neighbour's C is float4-aligned (ldc 8368), the problem's not.
+  ProblemKey aligned_c = problem(8368, 14632, 19, Op::N, Op::N, 1);
+  ProblemKey odd_c = problem(8371, 12994, 15, Op::N, Op::N, 1);
+  ASSERT_EQ(leading_dimension_width(aligned_c.ldc), 4);
+  ASSERT_EQ(leading_dimension_width(odd_c.ldc), 1);
+  const std::vector<Neighbour> pool = {tuned(aligned_c, 10, 20)};
+  const NearestChoice c = choose_nearest(odd_c, pool, {}, accept_all);
+  EXPECT_EQ(c.index, -1) << c.why;
+  // The same neighbour serves a problem whose ldc is as wide; in class 4 every ldc is.
+  ProblemKey padded = odd_c;
+  padded.ldc = 8372;
+  EXPECT_EQ(choose_nearest(padded, pool, {}, accept_all).index, 0);
+  EXPECT_EQ(leading_dimension_width(8370), 2);
+}
+
 TEST(DispatchLookup, DisabledMeansCublas) {
   NearestRules off;
   off.enabled = false;

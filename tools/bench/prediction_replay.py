@@ -19,7 +19,8 @@ The first line gives what tuning itself reached (the winners' confirmation round
            ceiling of any prediction from these families); "oracle+lt" also takes cuBLASLt's
            screened algorithms;
   nearest  the dispatcher's shipped rule (docs/dispatcher.md, the lookup chain): the closest
-           winner of the same transposes and alignment class within a factor 2 in m, n and k;
+           winner of the same class (transposes, alignment class and, below class 4, the width
+           of ldc) within a factor 2 in m, n and k;
            cuBLAS if that winner is cuBLAS's or cuBLASLt's, or gains under 1.05x (a re-statement
            of src/dispatch/lookup.cpp, without its check that the kernel variant matches);
   knn      every configuration screened on the k nearest problems of the same class within a
@@ -50,8 +51,9 @@ def load(path):
         unpacked.close()
         path = unpacked.name
     db = sqlite3.connect(path)
-    problems = {r[0]: dict(ta=r[1], tb=r[2], m=r[3], n=r[4], k=r[5], align=r[6])
-                for r in db.execute("SELECT id, transa, transb, m, n, k, align FROM problems")}
+    problems = {r[0]: dict(ta=r[1], tb=r[2], m=r[3], n=r[4], k=r[5], align=r[6], ldc=r[7])
+                for r in db.execute(
+                    "SELECT id, transa, transb, m, n, k, align, ldc FROM problems")}
     winners = {r[0]: dict(family=r[1], config=r[2], t=r[3], cublas=r[4]) for r in db.execute(
         "SELECT problem_id, family, config, time_us, cublas_us FROM winners")}
     screened, cublas = collections.defaultdict(dict), collections.defaultdict(list)
@@ -73,8 +75,15 @@ class Replay:
     def __init__(self, problems, winners, screened, cublas):
         self.P, self.W, self.T, self.C = problems, winners, screened, cublas
 
+    @staticmethod
+    def ld_width(ld):
+        return 4 if ld % 4 == 0 else 2 if ld % 2 == 0 else 1
+
     def same_class(self, a, b):
-        return (a["ta"], a["tb"], a["align"]) == (b["ta"], b["tb"], b["align"])
+        # Below class 4 the width of ldc too (the dispatcher's rule: F1 stores an aligned C in
+        # float4s whatever the class).
+        c_alike = a["align"] == 4 or self.ld_width(a["ldc"]) == self.ld_width(b["ldc"])
+        return (a["ta"], a["tb"], a["align"]) == (b["ta"], b["tb"], b["align"]) and c_alike
 
     @staticmethod
     def distance(a, b):
