@@ -59,6 +59,9 @@
 #ifndef ALIGN
 #define ALIGN 4  // widest vector (floats) every operand allows: 4, 2 or 1
 #endif
+#ifndef C_LD4
+#define C_LD4 1  // ldc is a multiple of 4: below class 4, C may still take float4 accesses
+#endif
 
 #include "f1_simt_detail.cuh"
 
@@ -283,10 +286,11 @@ __device__ __forceinline__ void store_tile_as(const SgemmArgs& args, bool to_wor
 // The problem's class ALIGN is that of its least aligned operand: C itself may be 16-byte aligned
 // (an odd ldb or lda alone makes the class 1), and then takes float4 accesses, whose 8 lanes along
 // M fill whole sectors, where narrower ones write each sector in passes. The choice is made once
-// per tile, not per run, so that the class's own path compiles as it would alone.
+// per tile, not per run, so that the class's own path compiles as it would alone; with a ldc that
+// rules float4 out (C_LD4 = 0, from the problem key) only that path is compiled.
 __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_workspace, int m0, int n0,
                                            int a_off, int b_off, const float (&acc)[TM][TN]) {
-  if (ALIGN < 4 && !to_workspace && c_is_vector(args))
+  if (ALIGN < 4 && C_LD4 && !to_workspace && c_is_vector(args))
     store_tile_as<4>(args, false, m0, n0, a_off, b_off, acc);
   else
     store_tile_as<ALIGN>(args, to_workspace, m0, n0, a_off, b_off, acc);
@@ -413,7 +417,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_reduce(SgemmArgs args) {
       const float4 t = group_sums[tx];
       float total[4] = {t.x, t.y, t.z, t.w};
       float* const p = args.c + static_cast<long long>(col) * args.ldc + row;
-      if (ALIGN < 4 && c_vec)
+      if (ALIGN < 4 && C_LD4 && c_vec)
         update4<4>(p, nvalid, total, args.alpha, args.beta);
       else
         update4<ALIGN>(p, nvalid, total, args.alpha, args.beta);

@@ -138,10 +138,19 @@ TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
   EXPECT_TRUE(has("-DTRANS_A=1"));
   EXPECT_TRUE(has("-DTRANS_B=0"));
   EXPECT_TRUE(has("-DALIGN=1"));
-  EXPECT_EQ(d.size(), f1().knob_names().size() + 3);
+  EXPECT_TRUE(has("-DC_LD4=1"));  // ldc 100: C may take float4 accesses below class 4
+  EXPECT_EQ(d.size(), f1().knob_names().size() + 4);
   const auto d2 = f1().defines(base(), problem(8, 8, 8, Op::N, Op::T, 2));
   EXPECT_NE(std::find(d2.begin(), d2.end(), "-DTRANS_B=1"), d2.end());
   EXPECT_NE(std::find(d2.begin(), d2.end(), "-DALIGN=2"), d2.end());
+  // An odd ldc rules float4 C out at compile time; class 4 needs no C_LD4 (every ldc allows it).
+  ProblemKey odd_c = problem(101, 200, 300, Op::N, Op::N, 1);
+  const auto d3 = f1().defines(base(), odd_c);
+  EXPECT_NE(std::find(d3.begin(), d3.end(), "-DC_LD4=0"), d3.end());
+  const auto d4 = f1().defines(base(), problem(100, 200, 300));
+  EXPECT_EQ(std::count_if(d4.begin(), d4.end(),
+                          [](const std::string& s) { return s.rfind("-DC_LD4", 0) == 0; }),
+            0);
 }
 
 TEST(F1SimtFamily, GeometryCoversEveryTileWithoutSplit) {

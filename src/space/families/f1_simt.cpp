@@ -162,6 +162,8 @@ class F1Simt final : public Family {
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
+    // Below class 4, whether ldc allows C float4 accesses (its pointer is checked at launch).
+    if (p.align < 4) out.push_back(fmt::format("-DC_LD4={}", p.ldc % 4 == 0 ? 1 : 0));
     return out;
   }
 
