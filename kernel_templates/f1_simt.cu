@@ -62,6 +62,9 @@
 #ifndef C_LD4
 #define C_LD4 1  // ldc is a multiple of 4: below class 4, C may still take float4 accesses
 #endif
+#ifndef XCHG
+#define XCHG 0  // 1: C narrower than float4 is stored after an exchange among the lanes along M
+#endif
 
 #include "f1_simt_detail.cuh"
 
@@ -98,6 +101,8 @@ static_assert(PAD % 4 == 0, "shared rows must stay 16-byte aligned");
 static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && MIN_BLOCKS >= 1, "knob ranges");
 static_assert(REDUCE == 0 || REDUCE == 1, "REDUCE is 0 or 1");
+static_assert(XCHG == 0 || (XCHG == 1 && (kLanesM == 4 || kLanesM == 8)),
+              "XCHG is 0, or 1 with 4 or 8 lanes along M");
 
 // Where the next K tile of A and B comes from.
 struct TileSource {
@@ -283,15 +288,80 @@ __device__ __forceinline__ void store_tile_as(const SgemmArgs& args, bool to_wor
   }
 }
 
+#if XCHG
+// Swaps bit D of a run's register index with bit L of the lane index, between the lanes that
+// differ in bit L: a lane keeps the values whose two bits agree and trades the others.
+template <int D, int L>
+__device__ __forceinline__ void swap_run_bit(float (&v)[4], int lane) {
+  const bool high = (lane & L) != 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if (k & D) continue;
+    const float received = __shfl_xor_sync(0xffffffffu, high ? v[k] : v[k | D], L);
+    if (high)
+      v[k] = received;
+    else
+      v[k | D] = received;
+  }
+}
+
+// Epilogue for a C (or partial tile) narrower than float4. Run by run, the kLanesM lanes along M
+// (4 rows each, 16 bytes apart) exchange values so that store t of every lane writes one of
+// kLanesM consecutive rows: each store instruction covers 16 or 32 contiguous bytes of a column,
+// instead of 2 floats in each of 4 sectors. Every lane takes part in every exchange; only the
+// stores are predicated.
+__device__ __forceinline__ void store_tile_exchanged(const SgemmArgs& args, bool to_workspace,
+                                                     int m0, int n0, int a_off, int b_off,
+                                                     const float (&acc)[TM][TN]) {
+  constexpr int kHigh = kLanesM == 8 ? 1 : 0;  // the lane bit swapped with register bit 0
+  const int lane_m = static_cast<int>(threadIdx.x) % 32 % kLanesM;
+  // After the swaps, lane bits kHigh, kHigh + 1 hold row bits 0, 1 and lane bit 0 (8 lanes)
+  // row bit 2: this lane's row within each group of kLanesM consecutive rows.
+  const int row_in_group = ((lane_m >> kHigh) & 3) + 4 * (lane_m & ((1 << kHigh) - 1));
+  const int row_base = m0 + a_off - 4 * lane_m + row_in_group;
+  float* const out =
+      to_workspace ? args.workspace + static_cast<size_t>(blockIdx.z) * args.m * args.n : args.c;
+  const int ld = to_workspace ? args.m : args.ldc;
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int col = n0 + b_off + (j / 4) * 4 * kLanesN + j % 4;
+#pragma unroll
+    for (int i = 0; i < TM / 4; ++i) {
+      float v[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
+      swap_run_bit<1, 1 << kHigh>(v, lane_m);
+      swap_run_bit<2, 2 << kHigh>(v, lane_m);
+      if (col >= args.n) continue;
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        const int row = row_base + i * 4 * kLanesM + t * kLanesM;
+        if (row >= args.m) continue;
+        float* const p = out + static_cast<long long>(col) * ld + row;
+        if (to_workspace)
+          *p = v[t];
+        else
+          *p = args.beta == 0.0f ? args.alpha * v[t] : fmaf(args.beta, *p, args.alpha * v[t]);
+      }
+    }
+  }
+}
+#endif
+
 // The problem's class ALIGN is that of its least aligned operand: C itself may be 16-byte aligned
 // (an odd ldb or lda alone makes the class 1), and then takes float4 accesses, whose 8 lanes along
 // M fill whole sectors, where narrower ones write each sector in passes. The choice is made once
 // per tile, not per run, so that the class's own path compiles as it would alone; with a ldc that
-// rules float4 out (C_LD4 = 0, from the problem key) only that path is compiled.
+// rules float4 out (C_LD4 = 0, from the problem key) only that path is compiled. XCHG replaces
+// the narrow path by the lane exchange (a partial tile in the workspace too, when m rules float4
+// out there).
 __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_workspace, int m0, int n0,
                                            int a_off, int b_off, const float (&acc)[TM][TN]) {
   if (ALIGN < 4 && C_LD4 && !to_workspace && c_is_vector(args))
     store_tile_as<4>(args, false, m0, n0, a_off, b_off, acc);
+#if XCHG
+  else if (!to_workspace || args.m % 4 != 0 ||
+           (reinterpret_cast<unsigned long long>(args.workspace) & 15) != 0)
+    store_tile_exchanged(args, to_workspace, m0, n0, a_off, b_off, acc);
+#endif
   else
     store_tile_as<ALIGN>(args, to_workspace, m0, n0, a_off, b_off, acc);
 }

@@ -328,6 +328,44 @@ TEST(F1AlignedC, AnUnalignedOperandLeavesCToFloat4Stores) {
   EXPECT_EQ(expect_correct(family, cases), static_cast<int>(cases.size()));
 }
 
+// Family F1 with XCHG = 1: C (and a split's partial tiles, where m is not a multiple of 4) stored
+// after the exchange among the lanes along M. Both lane layouts (4 and 8 lanes along M), unsplit,
+// split and summed by sgemm_reduce, split and summed in the kernel; all transposes, edge shapes,
+// minimal and padded leading dimensions, a pointer offset by one float (m = 300: partial tiles
+// as float4, C exchanged).
+TEST(F1Exchange, BothLaneLayoutsSplitOrNotAtEdgeShapes) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f1_simt");
+  std::vector<Knobs> configs;
+  for (int lanes_m : {4, 8})
+    for (int kind : {0, 1, 2}) {  // unsplit, split summed by sgemm_reduce, summed in the kernel
+      std::vector<Knobs> pool;
+      for (Knobs k : testing::default_space_configs(family)) {
+        const bool split = k.at("SPLITK") > 1, fused = k.at("REDUCE") == 1;
+        if (k.at("WM") / k.at("TM") != lanes_m || split != (kind > 0) || fused != (kind == 2))
+          continue;
+        k["XCHG"] = 1;
+        pool.push_back(k);
+      }
+      for (const Knobs& k : sample(pool, 1)) configs.push_back(k);
+    }
+  ASSERT_EQ(configs.size(), 6u);
+  const std::vector<std::array<int, 3>> shapes = {{1, 257, 129}, {257, 1, 129},   {33, 65, 3},
+                                                  {127, 129, 7}, {513, 300, 129}, {301, 70, 1029},
+                                                  {300, 16, 513}};
+  std::vector<testing::Case> cases = testing::unaligned_cases(configs, shapes);
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes)
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+  const auto implementable = std::count_if(cases.begin(), cases.end(), [&](const auto& c) {
+    return family.cannot_implement(c.knobs, c.problem).empty();
+  });
+  EXPECT_GT(implementable, 300);
+  EXPECT_EQ(expect_correct(family, cases), implementable);
+}
+
 TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");

@@ -25,9 +25,9 @@ const Family& f1() { return find_family("f1_simt"); }
 
 // The template's own defaults (kernel_templates/f1_simt.cu): 128x128x8, 8 warps of 32x64.
 Knobs base() {
-  return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32},   {"WN", 64},
-          {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4},   {"REGDB", 1},
-          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}};
+  return {{"BM", 128},       {"BN", 128},   {"BK", 8},     {"WM", 32},    {"WN", 64},
+          {"TM", 8},         {"TN", 8},     {"STAGES", 3}, {"PAD", 4},    {"REGDB", 1},
+          {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0}};
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -139,7 +139,8 @@ TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
   EXPECT_TRUE(has("-DTRANS_B=0"));
   EXPECT_TRUE(has("-DALIGN=1"));
   EXPECT_TRUE(has("-DC_LD4=1"));  // ldc 100: C may take float4 accesses below class 4
-  EXPECT_EQ(d.size(), f1().knob_names().size() + 4);
+  // SPLITK, REDUCE, the problem's class (4) and C_LD4; XCHG only where set.
+  EXPECT_EQ(d.size(), f1().knob_names().size() + 3);
   const auto d2 = f1().defines(base(), problem(8, 8, 8, Op::N, Op::T, 2));
   EXPECT_NE(std::find(d2.begin(), d2.end(), "-DTRANS_B=1"), d2.end());
   EXPECT_NE(std::find(d2.begin(), d2.end(), "-DALIGN=2"), d2.end());
@@ -151,6 +152,22 @@ TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
   EXPECT_EQ(std::count_if(d4.begin(), d4.end(),
                           [](const std::string& s) { return s.rfind("-DC_LD4", 0) == 0; }),
             0);
+}
+
+// The lane exchange serves C stored narrower than float4 only: a ldc that is not a multiple of 4.
+// Elsewhere XCHG = 1 would compile to the same stores as 0 and is refused; 0 adds no define, so
+// the builds of configurations stored before XCHG are unchanged.
+TEST(F1SimtFamily, ExchangeServesOnlyALdcThatIsNotAMultipleOfFour) {
+  const Knobs xchg = with(base(), "XCHG", 1);
+  const ProblemKey odd_c = problem(101, 200, 300, Op::N, Op::N, 1);
+  EXPECT_EQ(f1().cannot_implement(xchg, odd_c), "");
+  EXPECT_TRUE(testing::contains(f1().defines(xchg, odd_c), "-DXCHG=1"));
+  EXPECT_NE(f1().cannot_implement(xchg, problem(100, 200, 300, Op::N, Op::N, 1)), "");
+  EXPECT_NE(f1().cannot_implement(xchg, problem(100, 200, 300)), "");
+  ProblemKey even_c = problem(102, 200, 300, Op::T, Op::N, 2);
+  EXPECT_EQ(f1().cannot_implement(xchg, even_c), "");
+  for (const std::string& d : f1().defines(base(), odd_c)) EXPECT_NE(d.rfind("-DXCHG", 0), 0u);
+  EXPECT_EQ(why(with(base(), "XCHG", 2)), "xchg_0_or_1");
 }
 
 TEST(F1SimtFamily, GeometryCoversEveryTileWithoutSplit) {
@@ -294,18 +311,28 @@ TEST(F1SimtFamily, DefaultSpaceIsSmallAndValid) {
   EXPECT_EQ(space.families[0].family, &f1());
   const Enumeration e = enumerate(space, DeviceLimits{});
   EXPECT_GE(e.valid.size(), 50u);
-  // Every distinct set of defines is one NVRTC compile per problem class.
-  std::set<std::vector<std::string>> compiles;
   bool has_split = false, has_deep_split = false, has_large = false;
   for (const Candidate& c : e.valid) {
     EXPECT_EQ(why(c.knobs), "") << knobs_to_string(c.knobs);
-    compiles.insert(f1().defines(c.knobs, problem(300, 200, 40000)));
     has_split |= knob(c.knobs, "SPLITK") > 1;
     has_deep_split |= knob(c.knobs, "SPLITK") >= 32;
     has_large |= knob(c.knobs, "TM") * knob(c.knobs, "TN") == 128;
   }
-  EXPECT_LE(compiles.size(), 400u);
-  EXPECT_LT(compiles.size(), e.valid.size());  // split counts share a compile
+  // Every distinct set of defines is one NVRTC compile per problem class; a ldc that is not a
+  // multiple of 4 doubles them (XCHG 0 and 1).
+  std::size_t aligned_c = 0;
+  for (const ProblemKey& p :
+       {problem(300, 200, 40000), problem(301, 200, 40000, Op::N, Op::N, 1)}) {
+    std::set<std::vector<std::string>> compiles;
+    for (const Candidate& c : e.valid)
+      if (f1().cannot_implement(c.knobs, p).empty()) compiles.insert(f1().defines(c.knobs, p));
+    EXPECT_LE(compiles.size(), p.ldc % 4 == 0 ? 400u : 800u) << p.to_string();
+    EXPECT_LT(compiles.size(), e.valid.size());  // split counts share a compile
+    if (p.ldc % 4 == 0)
+      aligned_c = compiles.size();
+    else
+      EXPECT_EQ(compiles.size(), 2 * aligned_c);
+  }
   EXPECT_TRUE(has_split);
   EXPECT_TRUE(has_deep_split);
   EXPECT_TRUE(has_large);

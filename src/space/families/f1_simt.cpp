@@ -22,9 +22,9 @@ constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident 
 constexpr int kMaxThreadsPerSm = 2048;
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",    "WN",
-                                             "TM",         "TN",     "STAGES", "PAD",   "REGDB",
-                                             "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE"};
+  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",     "WN",
+                                             "TM",         "TN",     "STAGES", "PAD",    "REGDB",
+                                             "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE", "XCHG"};
   return n;
 }
 
@@ -47,8 +47,10 @@ KSplit split_of(const Knobs& knobs, const ProblemKey& p) {
   return split_k(p, knob(knobs, "SPLITK"), knob(knobs, "BK"));
 }
 
-// Configurations stored before REDUCE existed summed their splits in sgemm_reduce.
+// Configurations stored before REDUCE (XCHG) existed summed their splits in sgemm_reduce (stored
+// C directly).
 int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
+int exchange_of(const Knobs& k) { return k.contains("XCHG") ? knob(k, "XCHG") : 0; }
 
 std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
 
@@ -86,6 +88,7 @@ class F1Simt final : public Family {
         {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
         {"splitk_1_to_64", [](const Knobs& k) { return in(knob(k, "SPLITK"), 1, 64); }},
         {"reduce_0_or_1", [](const Knobs& k) { return in(reduce_of(k), 0, 1); }},
+        {"xchg_0_or_1", [](const Knobs& k) { return in(exchange_of(k), 0, 1); }},
         // Without a split there is nothing to sum: REDUCE = 1 would duplicate REDUCE = 0.
         {"reduce_needs_split",
          [](const Knobs& k) { return reduce_of(k) == 0 || knob(k, "SPLITK") > 1; }},
@@ -139,6 +142,9 @@ class F1Simt final : public Family {
   std::string cannot_implement(const Knobs& knobs, const ProblemKey& p) const override {
     if (std::string why = validate(p); !why.empty()) return why;
     if (p.m == 0 || p.n == 0) return "empty output (m or n is 0): nothing to launch";
+    // The exchange serves only C stored narrower than float4; elsewhere XCHG = 1 would duplicate 0.
+    if (exchange_of(knobs) && (p.align == 4 || p.ldc % 4 == 0))
+      return "XCHG = 1 needs a ldc that is not a multiple of 4 (C is stored as float4 otherwise)";
     const KSplit split = split_of(knobs, p);
     if (split.k_splits > 1) {
       const std::int64_t floats = partial_floats(knobs, p, split);
@@ -156,9 +162,12 @@ class F1Simt final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "REDUCE" && n != "SPLITK") out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+      if (n != "REDUCE" && n != "SPLITK" && n != "XCHG")
+        out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
     out.push_back(fmt::format("-DSPLITK={}", split_k_define(knob(knobs, "SPLITK"))));
     out.push_back(fmt::format("-DREDUCE={}", reduce_of(knobs)));
+    // Only where set: the compile options (and so the builds) of XCHG = 0 stay those stored.
+    if (exchange_of(knobs)) out.push_back("-DXCHG=1");
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -193,13 +202,13 @@ class F1Simt final : public Family {
     return g;
   }
 
-  Knobs knobs_added_later() const override { return {{"REDUCE", 0}}; }
+  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"XCHG", 0}}; }
 
   // Each optional mechanism adds one; a timing tie goes to the configuration with fewer.
   int complexity(const Knobs& k) const override {
     return (knob(k, "STAGES") - 2) + knob(k, "REGDB") + (knob(k, "PAD") > 0 ? 1 : 0) +
            (knob(k, "RASTER") > 1 ? 1 : 0) + (knob(k, "MIN_BLOCKS") > 1 ? 1 : 0) +
-           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k);
+           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k) + exchange_of(k);
   }
 };
 

@@ -19,6 +19,10 @@
 #     one-point space, cuBLAS in the same rounds) by every build of $VARIANTS (directories holding
 #     sgemm-tune and lib/; "dist" is .device-dist), two rounds, the builds interleaved: a template
 #     change against the templates before it, on one unit.
+#   exchange: the GPU test of XCHG = 1 (C narrower than float4 stored after an exchange among the
+#     lanes along M), then an exhaustive search of F1 alone, unsplit, over 64-128 x 32-128 tiles
+#     with XCHG 0 and 1, on small_k, tall, irregular and small problems of the sweep whose ldc is
+#     not a multiple of 4 ($PROBLEMS, rows "M,N,K[,TA,TB]"), then each problem's best of either.
 # The public suite is tuned again with tools/device/run.sh shipped-db retune bench.
 default_phase=tests
 
@@ -156,3 +160,31 @@ phase_variants() {
     done
   done
 }
+
+phase_exchange() {
+  gpu_tests gpu-tests-exchange 'F1Exchange.*' 300
+  local list file=$res/exchange.yaml
+  list=$(shapes exchange ${PROBLEMS:-5471,5868,22 15642,12129,26 38861,177,180 18962,186,103 \
+    2734,294,440,T,N 87,185,317})
+  printf 'family: f1_simt\ndescription: XCHG 0 and 1\nknobs:\n  %s\n' "$exchange_space" > "$file"
+  tune_into exchange 420 "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
+  cat "$res/exchange.time"
+  top_candidates "$res/exchange.db" 400 > "$res/exchange-candidates.txt"
+  best_with_and_without "$res/exchange.db" XCHG=1
+}
+
+exchange_space="BM: [64, 128]
+  BN: [32, 64, 128]
+  BK: [8, 16]
+  WM: [32, 64]
+  WN: [32, 64]
+  TM: [8]
+  TN: [4, 8]
+  STAGES: [3, 4]
+  PAD: [4]
+  REGDB: [1]
+  MIN_BLOCKS: [1]
+  RASTER: [1]
+  SPLITK: [1]
+  REDUCE: [0]
+  XCHG: [0, 1]"
