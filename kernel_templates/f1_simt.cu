@@ -305,20 +305,24 @@ __device__ __forceinline__ void swap_run_bit(float (&v)[4], int lane) {
   }
 }
 
-// Epilogue for a C (or partial tile) narrower than float4. Run by run, the kLanesM lanes along M
-// (4 rows each, 16 bytes apart) exchange values so that store t of every lane writes one of
-// kLanesM consecutive rows: each store instruction covers 16 or 32 contiguous bytes of a column,
-// instead of 2 floats in each of 4 sectors. Every lane takes part in every exchange; only the
-// stores are predicated.
+// Epilogue for a C (or partial tile) stored V floats at a time, V = 1 or 2. Run by run, the
+// kLanesM lanes along M (4 rows each, 16 bytes apart) exchange values so that each store
+// instruction writes kLanesM consecutive pieces of V rows (16-64 contiguous bytes of a column)
+// instead of 2 floats in each of 4 sectors: V = 1 swaps both bits of a run's index with the top
+// two lane bits, V = 2 keeps pairs and swaps only its pair bit with the top lane bit. Every lane
+// takes part in every exchange; only the stores are predicated.
+template <int V>
 __device__ __forceinline__ void store_tile_exchanged(const SgemmArgs& args, bool to_workspace,
                                                      int m0, int n0, int a_off, int b_off,
                                                      const float (&acc)[TM][TN]) {
-  constexpr int kHigh = kLanesM == 8 ? 1 : 0;  // the lane bit swapped with register bit 0
-  const int lane_m = static_cast<int>(threadIdx.x) % 32 % kLanesM;
-  // After the swaps, lane bits kHigh, kHigh + 1 hold row bits 0, 1 and lane bit 0 (8 lanes)
-  // row bit 2: this lane's row within each group of kLanesM consecutive rows.
-  const int row_in_group = ((lane_m >> kHigh) & 3) + 4 * (lane_m & ((1 << kHigh) - 1));
-  const int row_base = m0 + a_off - 4 * lane_m + row_in_group;
+  static_assert(V == 1 || V == 2, "the exchange serves scalar and float2 stores");
+  constexpr int kTop = kLanesM / 2;          // the top lane bit
+  constexpr int kLow = kTop / (V == 1 ? 2 : 1);  // the lowest lane bit swapped
+  const int lane = static_cast<int>(threadIdx.x) % 32 % kLanesM;
+  // After the swaps the lane bits from kLow up hold the low row bits of a piece (V = 1: row bits
+  // 0-1; V = 2: pair bit 0), the bits below kLow the next ones: the piece this lane stores.
+  const int piece = lane / kLow % (kLanesM / kLow) + (kLanesM / kLow) * (lane % kLow);
+  const int row_base = m0 + a_off - 4 * lane + V * piece;
   float* const out =
       to_workspace ? args.workspace + static_cast<size_t>(blockIdx.z) * args.m * args.n : args.c;
   const int ld = to_workspace ? args.m : args.ldc;
@@ -328,18 +332,28 @@ __device__ __forceinline__ void store_tile_exchanged(const SgemmArgs& args, bool
 #pragma unroll
     for (int i = 0; i < TM / 4; ++i) {
       float v[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
-      swap_run_bit<1, 1 << kHigh>(v, lane_m);
-      swap_run_bit<2, 2 << kHigh>(v, lane_m);
+      if constexpr (V == 1) swap_run_bit<1, kLow>(v, lane);
+      swap_run_bit<2, kTop>(v, lane);
       if (col >= args.n) continue;
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        const int row = row_base + i * 4 * kLanesM + t * kLanesM;
-        if (row >= args.m) continue;
+      for (int t = 0; t < 4 / V; ++t) {
+        const int row = row_base + i * 4 * kLanesM + t * V * kLanesM;
+        const int nvalid = args.m - row;
+        if (nvalid <= 0) continue;
         float* const p = out + static_cast<long long>(col) * ld + row;
-        if (to_workspace)
-          *p = v[t];
-        else
-          *p = args.beta == 0.0f ? args.alpha * v[t] : fmaf(args.beta, *p, args.alpha * v[t]);
+        float w[V];
+#pragma unroll
+        for (int u = 0; u < V; ++u) w[u] = to_workspace ? v[V * t + u] : args.alpha * v[V * t + u];
+        if (V == 2 && nvalid >= 2) {
+          if (!to_workspace && args.beta != 0.0f) {
+            const float2 old = *reinterpret_cast<const float2*>(p);
+            w[0] = fmaf(args.beta, old.x, w[0]), w[V - 1] = fmaf(args.beta, old.y, w[V - 1]);
+          }
+          *reinterpret_cast<float2*>(p) = make_float2(w[0], w[V - 1]);
+        } else {
+          if (!to_workspace && args.beta != 0.0f) w[0] = fmaf(args.beta, *p, w[0]);
+          *p = w[0];
+        }
       }
     }
   }
@@ -360,7 +374,11 @@ __device__ __forceinline__ void store_tile(const SgemmArgs& args, bool to_worksp
 #if XCHG
   else if (!to_workspace || args.m % 4 != 0 ||
            (reinterpret_cast<unsigned long long>(args.workspace) & 15) != 0)
-    store_tile_exchanged(args, to_workspace, m0, n0, a_off, b_off, acc);
+    // A partial tile's ld is m, which may be odd: it takes single floats.
+    if (to_workspace || ALIGN != 2)
+      store_tile_exchanged<1>(args, to_workspace, m0, n0, a_off, b_off, acc);
+    else
+      store_tile_exchanged<2>(args, false, m0, n0, a_off, b_off, acc);
 #endif
   else
     store_tile_as<ALIGN>(args, to_workspace, m0, n0, a_off, b_off, acc);

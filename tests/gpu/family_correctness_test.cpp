@@ -332,7 +332,8 @@ TEST(F1AlignedC, AnUnalignedOperandLeavesCToFloat4Stores) {
 // after the exchange among the lanes along M. Both lane layouts (4 and 8 lanes along M), unsplit,
 // split and summed by sgemm_reduce, split and summed in the kernel; all transposes, edge shapes,
 // minimal and padded leading dimensions, a pointer offset by one float (m = 300: partial tiles
-// as float4, C exchanged).
+// as float4, C exchanged; 258 and 102 with even operands: class 2, C exchanged as float2s, the
+// partial tiles as floats).
 TEST(F1Exchange, BothLaneLayoutsSplitOrNotAtEdgeShapes) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f1_simt");
@@ -350,9 +351,9 @@ TEST(F1Exchange, BothLaneLayoutsSplitOrNotAtEdgeShapes) {
       for (const Knobs& k : sample(pool, 1)) configs.push_back(k);
     }
   ASSERT_EQ(configs.size(), 6u);
-  const std::vector<std::array<int, 3>> shapes = {{1, 257, 129}, {257, 1, 129},   {33, 65, 3},
-                                                  {127, 129, 7}, {513, 300, 129}, {301, 70, 1029},
-                                                  {300, 16, 513}};
+  const std::vector<std::array<int, 3>> shapes = {
+      {1, 257, 129},   {257, 1, 129},  {33, 65, 3},    {127, 129, 7},   {513, 300, 129},
+      {301, 70, 1029}, {300, 16, 513}, {258, 70, 130}, {102, 300, 1030}};
   std::vector<testing::Case> cases = testing::unaligned_cases(configs, shapes);
   for (const Knobs& knobs : configs)
     for (Op ta : {Op::N, Op::T})
@@ -362,7 +363,11 @@ TEST(F1Exchange, BothLaneLayoutsSplitOrNotAtEdgeShapes) {
   const auto implementable = std::count_if(cases.begin(), cases.end(), [&](const auto& c) {
     return family.cannot_implement(c.knobs, c.problem).empty();
   });
+  const auto float2_c = std::count_if(cases.begin(), cases.end(), [&](const auto& c) {
+    return c.problem.align == 2 && family.cannot_implement(c.knobs, c.problem).empty();
+  });
   EXPECT_GT(implementable, 300);
+  EXPECT_GT(float2_c, 40);
   EXPECT_EQ(expect_correct(family, cases), implementable);
 }
 
