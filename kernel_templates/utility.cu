@@ -1,6 +1,5 @@
-// Helper kernels for verification and test data: counter-based random fills and error norms
-// (accumulated in double, so that the norms add no FP32 rounding to the check); and the store
-// pattern of a column-major output alone, the ceiling of what writing C takes.
+// Helper kernels for verification and test data: counter-based random fills and error norms.
+// Accumulation is in double so that the norms themselves add no FP32 rounding to the check.
 #include "sgemm_args.h"
 
 typedef unsigned long long u64;
@@ -88,20 +87,4 @@ extern "C" __global__ void sum_squares(const float* x, int ld, int rows, int col
   }
   s = block_sum(s, scratch);
   if (threadIdx.x == 0) atomicAdd(out, s);
-}
-
-// c[row + col*ld] = value over a rows x cols matrix, and nothing else: a block writes pieces of
-// 4 x blockDim.x rows of one column, consecutive threads on consecutive rows (each warp store
-// covers 128 contiguous bytes, wherever ld puts the column). sgemm-tune bench times it on each
-// problem's C: what the stores alone take at that ldc.
-extern "C" __global__ void write_columns(float* c, int ld, int rows, int cols, float value) {
-  const int piece = 4 * (int)blockDim.x;
-  const int pieces_per_col = (rows + piece - 1) / piece;
-  const long long pieces = (long long)pieces_per_col * cols;
-  for (long long q = blockIdx.x; q < pieces; q += gridDim.x) {
-    const int col = (int)(q / pieces_per_col), first = (int)(q % pieces_per_col) * piece;
-    const int end = min(rows, first + piece);
-    float* const column = c + (long long)col * ld;
-    for (int r = first + (int)threadIdx.x; r < end; r += (int)blockDim.x) column[r] = value;
-  }
 }

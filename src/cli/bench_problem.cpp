@@ -76,11 +76,6 @@ BenchRow bench_problem(const BenchContext& ctx, const Shape& shape, const GemmFn
       launches.push_back(operands.launch([&, i = a.index](cudaStream_t s, const OperandSet& o) {
         ctx.lt->run(*plan, i, s, alpha, o.a, o.b, beta, o.c);
       }));
-  // Last, C alone written at its ldc: what the stores of any kernel take on this problem.
-  const std::size_t c_write = launches.size();
-  launches.push_back(operands.launch([&](cudaStream_t s, const OperandSet& o) {
-    ctx.utility.write_columns(s, o.c, p.ldc, p.m, p.n, 0.0f);
-  }));
   const Interleaved rounds = ctx.timer.interleave(launches, ctx.seed);
 
   const Measurement& tuned = rounds.kernels[kDispatcher];
@@ -91,7 +86,6 @@ BenchRow bench_problem(const BenchContext& ctx, const Shape& shape, const GemmFn
   row.rounds = rounds.rounds;
   row.tflops = flops(p) / (row.tuned_us * 1e6);
   row.percent_peak = 100 * row.tflops / ctx.peak_tflops;
-  row.c_write_us = rounds.kernels[c_write].median_us;
   row.floor_us = roofline_floor_us(p, ctx.peak_tflops, ctx.copy_tbps);
   row.percent_floor = 100 * row.floor_us / row.tuned_us;
   row.sm_clock_mhz = tuned.sm_clock_mhz;

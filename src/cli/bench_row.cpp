@@ -93,7 +93,6 @@ nlohmann::json bench_row_json(const BenchRow& row) {
                       {"tflops", row.tflops},
                       {"percent_peak", row.percent_peak},
                       {"floor_us", row.floor_us},
-                      {"c_write_us", row.c_write_us},
                       {"percent_floor", row.percent_floor},
                       {"correct", row.correct},
                       {"check", row.check},

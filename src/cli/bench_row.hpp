@@ -44,7 +44,6 @@ struct BenchRow {
   double ratio = 0, ratio_spread = 0;  // cuBLAS time / dispatcher time, paired per round
   int rounds = 0;
   double tflops = 0, percent_peak = 0, floor_us = 0, percent_floor = 0;
-  double c_write_us = 0;  // C alone written at its ldc, in the same rounds (the stores' ceiling)
   bool correct = false;
   std::string check;
   double sm_clock_mhz = 0;

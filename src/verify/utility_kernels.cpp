@@ -32,7 +32,6 @@ UtilityKernels::UtilityKernels(const std::string& arch)
   fill_integers_ = module_.function("fill_integers");
   diff_norms_ = module_.function("diff_norms");
   sum_squares_ = module_.function("sum_squares");
-  write_columns_ = module_.function("write_columns");
 }
 
 void UtilityKernels::fill_uniform(cudaStream_t s, float* x, std::size_t count,
@@ -51,12 +50,6 @@ void UtilityKernels::fill_integers(cudaStream_t s, float* x, std::size_t count, 
 
 void UtilityKernels::poison(cudaStream_t s, float* x, std::size_t count) {
   SGT_CUDA_CHECK(cudaMemsetAsync(x, 0xFF, count * sizeof(float), s));
-}
-
-void UtilityKernels::write_columns(cudaStream_t s, float* c, int ld, int rows, int cols,
-                                   float value) const {
-  void* params[] = {&c, &ld, &rows, &cols, &value};
-  launch(write_columns_, s, params);
 }
 
 double UtilityKernels::sum_squares(cudaStream_t s, const float* x, int ld, int rows,

@@ -1,5 +1,5 @@
 // Device-side helpers for verification and test data (kernel_templates/utility.cu, NVRTC-built
-// once per device): random fills, NaN poisoning, error norms, and C's stores alone.
+// once per device): random fills, NaN poisoning and error norms.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,8 +23,6 @@ class UtilityKernels {
                      int hi) const;
   // Every element becomes NaN (all bits set), so unwritten outputs are caught.
   static void poison(cudaStream_t s, float* x, std::size_t count);
-  // c[row + col * ld] = value over rows x cols, written as a column-major C is: the stores alone.
-  void write_columns(cudaStream_t s, float* c, int ld, int rows, int cols, float value) const;
 
   // These synchronize the stream and return host values.
   double sum_squares(cudaStream_t s, const float* x, int ld, int rows, int cols) const;
@@ -34,7 +32,7 @@ class UtilityKernels {
  private:
   Module module_;
   CUfunction fill_uniform_ = nullptr, fill_integers_ = nullptr;
-  CUfunction diff_norms_ = nullptr, sum_squares_ = nullptr, write_columns_ = nullptr;
+  CUfunction diff_norms_ = nullptr, sum_squares_ = nullptr;
   DeviceBuffer<double> scratch_;  // 4 accumulators for the norm kernels
 };
 

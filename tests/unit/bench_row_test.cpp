@@ -149,8 +149,6 @@ TEST(BenchRow, JsonCarriesTheLtComparison) {
   EXPECT_TRUE(bench_row_json(row)["cublaslt"].is_null());
   EXPECT_EQ(bench_row_json(row)["route"]["family"], "f4_skinny");
   EXPECT_DOUBLE_EQ(bench_row_json(row)["ratio"].get<double>(), 2.794);
-  row.c_write_us = 6.5;  // C's stores alone, the ceiling tools/bench/ceilings.py reads
-  EXPECT_DOUBLE_EQ(bench_row_json(row)["c_write_us"].get<double>(), 6.5);
 
   row.lt.requested = 8;
   row.lt.algorithms = {algorithm(0, true), algorithm(1, false)};

@@ -7,9 +7,7 @@ usage: ceilings.py BENCH_JSON [--rows] [--stream-tbps X]   (BENCH_JSON: `sgemm-t
 
 A problem's fastest plausible time is FLOOR_US + max(2mnk / (FP32_SHARE * peak),
 4 (mk + kn + mn) / copy rate): the fixed cost every cold-flush sample carries, plus the multiply
-at the best FP32 share any SIMT kernel reached, or the operands streamed once at the copy rate;
-and never below C alone written at its ldc (`c_write_us`, timed by the bench in the same rounds
-where it has it: an unaligned ldc makes the stores slower than the copy rate says).
+at the best FP32 share any SIMT kernel reached, or the operands streamed once at the copy rate.
 The peak and the copy rate are the bench's own (`peak_tflops`: FP32 at the clock it read;
 `copy_tbps`: a device-to-device copy it timed; --stream-tbps sets another rate, such as 3.9, the
 best streaming rate a kernel reached on the H200, which issue 28's table used). Per class:
@@ -35,7 +33,7 @@ def ceiling_us(p, peak_tflops, copy_tbps):
     m, n, k = p["m"], p["n"], p["k"]
     compute_us = 2.0 * m * n * k / (FP32_SHARE * peak_tflops * 1e12) * 1e6
     stream_us = 4.0 * (m * k + k * n + m * n) / (copy_tbps * 1e12) * 1e6
-    return max(FLOOR_US + max(compute_us, stream_us), p.get("c_write_us") or 0.0)
+    return FLOOR_US + max(compute_us, stream_us)
 
 
 def lt_ratio(p):
@@ -47,9 +45,8 @@ def lt_ratio(p):
 def main(path, rows_too, stream_tbps):
     bench = json.load(open(path))
     peak, copy = bench["peak_tflops"], stream_tbps or bench["copy_tbps"]
-    stores = sum(1 for p in bench["problems"] if p.get("c_write_us"))
     print(f"{bench['device']}: FP32 peak {peak:.1f} TFLOP/s, streaming {copy:.2f} TB/s, "
-          f"floor {FLOOR_US} us, FP32 share {FP32_SHARE}, C's stores timed on {stores} problems")
+          f"floor {FLOOR_US} us, FP32 share {FP32_SHARE}")
     classes = {}
     for p in bench["problems"]:
         c = ceiling_us(p, peak, copy)
