@@ -105,16 +105,20 @@ TEST_P(DefaultSpace, EveryInstanceCompilesWithoutSpills) {
           const bool spread = o == 0 || static_cast<std::size_t>(combo++) == o % 12;
           if (!spread && !(nn && !has_base)) continue;
           // The first of these problems the configuration claims: its small dimension (F4 tiles
-          // it with 64, 16, 4 or 1) and a K long enough to split (in-kernel split-K needs one).
-          for (const int n : {64, 16, 4, 1}) {
-            ProblemKey p = testing::make_problem(ta, tb, 1024, n, n == 64 ? 1024 : 4096, 0, align);
-            p.align = align;
-            if (family.cannot_implement(configs[i], p).empty()) {
-              instances.push_back({configs[i], p});
-              has_base = has_base || nn;
-              break;
+          // it with 64, 16, 4 or 1), a K long enough to split (in-kernel split-K needs one), and
+          // a ldc that is a multiple of 4 or not (F1's XCHG serves only the latter).
+          bool claimed = false;
+          for (const int m : {1024, 1022})
+            for (const int n : {64, 16, 4, 1}) {
+              if (claimed) break;
+              ProblemKey p = testing::make_problem(ta, tb, m, n, n == 64 ? 1024 : 4096, 0, align);
+              p.align = align;
+              if (family.cannot_implement(configs[i], p).empty()) {
+                instances.push_back({configs[i], p});
+                has_base = has_base || nn;
+                claimed = true;
+              }
             }
-          }
         }
   }
   ASSERT_FALSE(instances.empty());
