@@ -82,7 +82,7 @@ phase_profile() {
       grep -E "^info: NN" "$log" | cut -c1-200
       grep -E "^  sgemm|Duration|smsp__|sm__pipe|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|L2 Cache Throughput|Registers Per|Grid Size|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp|No Eligible|Stall" \
         "$log" | head -40
-    done <<< "$deep_split_configs"
+    done <<< "${CONFIGS:-$deep_split_configs}"
     ncu_window "$res/ncu-$name-cublas.txt" "xmma|cutlass|gemv|splitKreduce" \
       sgemm-tune bench --shapes "$list" --db "$work/p-$name-1.db" --lt-algos 0
     grep -E "^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|DRAM Throughput|Registers Per|Grid Size|Achieved Occupancy" \
