@@ -83,29 +83,41 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // X-contiguous operand (A with TRANS_A=0, B with TRANS_B=1): element (x, p) at g[x + p*ld].
 // Chunks of V floats copy straight in; consecutive threads take consecutive chunks of a k row, so
-// global reads coalesce and shared writes are conflict-free.
+// global reads coalesce and shared writes are conflict-free. A tile extent of 3 x 2^j (BX 48, 96,
+// 192) may leave the last pass part-filled: the threads past the tile's chunks skip it.
 template <int BX, int KT, int V, int THREADS, int STRIDE, bool RECOMPUTE>
 __device__ __forceinline__ void load_direct(unsigned s, const float* g, int ld, int x_rem,
                                             int k_rem, bool full) {
   constexpr int D = BX / V;  // chunks per k row
-  constexpr int N = KT * D / THREADS;
-  static_assert(KT * D % THREADS == 0, "loader: BK*BX must be a multiple of threads*vector");
-  static_assert(THREADS % D == 0 || D % THREADS == 0, "loader: powers of two expected");
+  constexpr int kChunks = KT * D;
+  constexpr int N = (kChunks + THREADS - 1) / THREADS;
+  // Chunk t + i*THREADS splits into (row p, column x) without dividing a runtime sum where the
+  // pass and the row nest (powers of two); otherwise it is divided once per copy.
+  constexpr bool kNested = THREADS % D == 0 || D % THREADS == 0;
   if constexpr (RECOMPUTE) asm volatile("mov.b32 %0, %0;\n" : "+r"(ld));  // see load_transposed
   const int t = threadIdx.x;
-  // Chunk t + i*THREADS split into (row p, column x) without dividing a runtime sum.
-  auto row = [&](int i) { return t / D + (i * THREADS) / D; };
-  auto col = [&](int i) { return (t % D + (i * THREADS) % D) * V; };
+  auto row = [&](int i) { return kNested ? t / D + (i * THREADS) / D : (t + i * THREADS) / D; };
+  auto col = [&](int i) {
+    return (kNested ? t % D + (i * THREADS) % D : (t + i * THREADS) % D) * V;
+  };
+  // Whether copy i lies past the tile (only in a part-filled last pass).
+  auto past_tile = [&](int i) { return t + i * THREADS >= kChunks; };
   auto dst = [&](int i) { return s + 4u * static_cast<unsigned>(row(i) * STRIDE + col(i)); };
   auto off = [&](int i) {
     return static_cast<unsigned>(col(i)) + static_cast<unsigned>(row(i)) * ld;
   };
   if (full) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) cp_async_vec<V>(dst(i), g + off(i));
+    for (int i = 0; i < N; ++i) {
+      if constexpr (kChunks % THREADS != 0)
+        if (past_tile(i)) continue;
+      cp_async_vec<V>(dst(i), g + off(i));
+    }
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) {
+      if constexpr (kChunks % THREADS != 0)
+        if (past_tile(i)) continue;
       const int valid = row(i) < k_rem ? min(max(x_rem - col(i), 0), V) : 0;
       cp_async_vec<V>(dst(i), g + (valid > 0 ? off(i) : 0u), 4 * valid);
     }
@@ -123,26 +135,35 @@ template <int BX, int KT, int THREADS, int STRIDE, bool RECOMPUTE>
 __device__ __forceinline__ void load_transposed(unsigned s, const float* g, int ld, int x_rem,
                                                 int k_rem, bool full) {
   constexpr int R = THREADS / 8;  // columns covered by one pass of all threads
-  constexpr int N = KT * BX / THREADS;
+  constexpr int kElements = KT * BX;
+  constexpr int N = (kElements + THREADS - 1) / THREADS;
+  constexpr bool kNested = R % BX == 0 || BX % R == 0;  // as in load_direct
   static_assert(KT % 8 == 0, "loader: BK must be a multiple of 8");
-  static_assert(KT * BX % THREADS == 0, "loader: BK*BX must be a multiple of threads");
-  static_assert(R % BX == 0 || BX % R == 0, "loader: powers of two expected");
   if constexpr (RECOMPUTE) asm volatile("mov.b32 %0, %0;\n" : "+r"(ld));
   const int t = threadIdx.x;
   const int k_lo = t % 8;
   // Element index e = t + i*THREADS: k_lo = e % 8, r = e / 8, x = r % BX, k_hi = r / BX.
-  auto col = [&](int i) { return (t / 8) % BX + (i * R) % BX; };
-  auto row = [&](int i) { return 8 * ((t / 8) / BX + (i * R) / BX) + k_lo; };
+  auto col = [&](int i) { return kNested ? (t / 8) % BX + (i * R) % BX : (t / 8 + i * R) % BX; };
+  auto row = [&](int i) {
+    return 8 * (kNested ? (t / 8) / BX + (i * R) / BX : (t / 8 + i * R) / BX) + k_lo;
+  };
+  auto past_tile = [&](int i) { return t + i * THREADS >= kElements; };
   auto dst = [&](int i) { return s + 4u * static_cast<unsigned>(row(i) * STRIDE + col(i)); };
   auto off = [&](int i) {
     return static_cast<unsigned>(row(i)) + static_cast<unsigned>(col(i)) * ld;
   };
   if (full) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) cp_async_4(dst(i), g + off(i));
+    for (int i = 0; i < N; ++i) {
+      if constexpr (kElements % THREADS != 0)
+        if (past_tile(i)) continue;
+      cp_async_4(dst(i), g + off(i));
+    }
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) {
+      if constexpr (kElements % THREADS != 0)
+        if (past_tile(i)) continue;
       const bool valid = row(i) < k_rem && col(i) < x_rem;
       cp_async_4(dst(i), g + (valid ? off(i) : 0u), valid ? 4 : 0);
     }

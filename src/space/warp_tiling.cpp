@@ -11,11 +11,25 @@ int warp_tiled_threads(const Knobs& k) {
   return (wm > 0 && wn > 0) ? 32 * (knob(k, "BM") / wm) * (knob(k, "BN") / wn) : 0;
 }
 
+namespace {
+bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+}  // namespace
+
 Constraint tiles_power_of_two() {
   return {"tiles_power_of_two", [](const Knobs& k) {
-            for (const char* name : {"BM", "BN", "BK", "WM", "WN", "TM", "TN"}) {
+            for (const char* name : {"BM", "BN", "BK", "WM", "WN", "TM", "TN"})
+              if (!power_of_two(knob(k, name))) return false;
+            return true;
+          }};
+}
+
+Constraint tiles_power_of_two_block_or_three_times() {
+  return {"tiles_power_of_two_block_or_three_times", [](const Knobs& k) {
+            for (const char* name : {"BK", "WM", "WN", "TM", "TN"})
+              if (!power_of_two(knob(k, name))) return false;
+            for (const char* name : {"BM", "BN"}) {
               const int v = knob(k, name);
-              if (v <= 0 || (v & (v - 1)) != 0) return false;
+              if (!power_of_two(v) && !(v % 3 == 0 && power_of_two(v / 3))) return false;
             }
             return true;
           }};
@@ -68,8 +82,8 @@ std::vector<Constraint> warp_tiling_constraints(const DeviceLimits& lim) {
 }
 
 std::vector<Constraint> tiling_constraints(const DeviceLimits& limits, Constraint block_tile,
-                                           Constraint bk) {
-  std::vector<Constraint> c = {tiles_power_of_two(), std::move(block_tile), std::move(bk),
+                                           Constraint bk, Constraint extents) {
+  std::vector<Constraint> c = {std::move(extents), std::move(block_tile), std::move(bk),
                                thread_tile_4_to_16()};
   for (Constraint& w : warp_tiling_constraints(limits)) c.push_back(std::move(w));
   return c;

@@ -29,6 +29,9 @@ int warp_tiled_threads(const Knobs& k);
 
 // Every tile extent (BM, BN, BK, WM, WN, TM, TN) a power of two.
 Constraint tiles_power_of_two();
+// The same, except that BM and BN may also be 3 x a power of two (48, 96, 192): 3 warps along a
+// side, for outputs that 2^j tiles overhang by much (356 rows: 4 x 96 = 384 = 3 x 128).
+Constraint tiles_power_of_two_block_or_three_times();
 // TM and TN in 4..16: thread tiles are built from groups of 4 (one 128-bit shared load each).
 Constraint thread_tile_4_to_16();
 // BM and BN in lo..hi ("block_tile_<lo>_to_<hi>"), BK in lo..hi ("bk_<lo>_to_<hi>").
@@ -40,9 +43,11 @@ Constraint bk_between(int lo, int hi);
 // threads_in_range (64 up to the device's block limit, at most 1024).
 std::vector<Constraint> warp_tiling_constraints(const DeviceLimits& limits);
 
-// The tiling rules of a warp-tiled family in the order they are checked: tiles_power_of_two,
-// its block tile and BK ranges, thread_tile_4_to_16, then warp_tiling_constraints.
+// The tiling rules of a warp-tiled family in the order they are checked: the tile extents
+// (tiles_power_of_two unless given), its block tile and BK ranges, thread_tile_4_to_16, then
+// warp_tiling_constraints.
 std::vector<Constraint> tiling_constraints(const DeviceLimits& limits, Constraint block_tile,
-                                           Constraint bk);
+                                           Constraint bk,
+                                           Constraint extents = tiles_power_of_two());
 
 }  // namespace sgt

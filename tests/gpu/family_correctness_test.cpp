@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "space/warp_tiling.hpp"
 #include "support/gpu_support.hpp"
 #include "verify/tolerance.hpp"
 
@@ -326,6 +327,52 @@ TEST(F1AlignedC, AnUnalignedOperandLeavesCToFloat4Stores) {
           cases.push_back({knobs, p, 0});
         }
   EXPECT_EQ(expect_correct(family, cases), static_cast<int>(cases.size()));
+}
+
+// Family F1's block tiles of 3 x 2^j (96, 192: 3 or 6 warps along the side), whose loaders may
+// leave a last pass part-filled (96 threads over a 32x16 tile of B) and split a pass across k rows
+// that do not nest: along M, along N; unsplit, split deep (sgemm_reduce) and with the exchanged
+// store. All transposes, edge shapes, padded leading dimensions and misaligned pointers.
+TEST(F1ThreeWarpTiles, AlongEitherSideSplitOrNotAtEdgeShapes) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f1_simt");
+  auto three = [](int v) { return v % 3 == 0; };
+  std::vector<Knobs> along_m, along_n, deep;
+  for (const Knobs& k : testing::default_space_configs(family)) {
+    const bool m3 = three(k.at("BM")), n3 = three(k.at("BN"));
+    if (k.at("SPLITK") >= 16 && (m3 || n3))
+      deep.push_back(k);
+    else if (k.at("SPLITK") == 1 && (m3 || n3))
+      (m3 ? along_m : along_n).push_back(k);
+  }
+  std::vector<Knobs> configs;
+  for (const auto* pool : {&along_m, &along_n})
+    for (const Knobs& k : sample(*pool, 2)) configs.push_back(k);
+  for (const Knobs& k : sample(deep, 1)) configs.push_back(k);
+  Knobs exchanged = sample(along_m, 1).at(0);
+  exchanged["XCHG"] = 1;
+  configs.push_back(exchanged);
+  ASSERT_EQ(configs.size(), 6u);
+  // One part-filled last pass at least.
+  EXPECT_TRUE(std::any_of(configs.begin(), configs.end(), [](const Knobs& k) {
+    const int threads = warp_tiled_threads(k);
+    return (k.at("BM") * k.at("BK")) % (4 * threads) != 0 ||
+           (k.at("BN") * k.at("BK")) % (4 * threads) != 0;
+  }));
+  const std::vector<std::array<int, 3>> shapes = {{1, 257, 129},  {257, 1, 129},   {33, 65, 3},
+                                                  {127, 129, 7},  {356, 72, 3001}, {97, 193, 517},
+                                                  {300, 16, 513}, {95, 72, 20011}};
+  std::vector<testing::Case> cases = padded_and_misaligned(configs, shapes);
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes)
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+  const auto implementable = std::count_if(cases.begin(), cases.end(), [&](const auto& c) {
+    return family.cannot_implement(c.knobs, c.problem).empty();
+  });
+  EXPECT_GT(implementable, 500);
+  EXPECT_EQ(expect_correct(family, cases), implementable);
 }
 
 // Family F1 with XCHG = 1: C (and a split's partial tiles, where m is not a multiple of 4) stored

@@ -56,11 +56,20 @@ TEST(F1SimtFamily, LargeAndSmallTilesAreValid) {
   small["BM"] = 32, small["BN"] = 32, small["BK"] = 16, small["WM"] = 16, small["WN"] = 32;
   small["TM"] = 4, small["TN"] = 4;
   EXPECT_EQ(why(small), "");
+  // 96x64: 3 warps of 32x64 along M; the 64x8 tile of B leaves a third of the second pass empty.
+  Knobs three = base();
+  three["BM"] = 96, three["BN"] = 64;
+  EXPECT_EQ(why(three), "");
+  // 192x64x16: 3 x 2 warps of 64x32.
+  Knobs six = base();
+  six["BM"] = 192, six["BN"] = 64, six["BK"] = 16, six["WM"] = 64, six["WN"] = 32;
+  EXPECT_EQ(why(six), "");
 }
 
 TEST(F1SimtFamily, EachConstraintRejectsWhatItNames) {
-  EXPECT_EQ(why(with(base(), "BM", 96)), "tiles_power_of_two");
-  EXPECT_EQ(why(with(base(), "TM", 0)), "tiles_power_of_two");
+  EXPECT_EQ(why(with(base(), "BM", 160)), "tiles_power_of_two_block_or_three_times");
+  EXPECT_EQ(why(with(base(), "WM", 48)), "tiles_power_of_two_block_or_three_times");
+  EXPECT_EQ(why(with(base(), "TM", 0)), "tiles_power_of_two_block_or_three_times");
   EXPECT_EQ(why(with(base(), "BK", 4)), "bk_8_to_64");
   EXPECT_EQ(why(with(with(base(), "BN", 512), "WN", 64)), "block_tile_16_to_256");
   EXPECT_EQ(why(with(base(), "WM", 256)), "warp_tile_divides_block");
@@ -73,10 +82,10 @@ TEST(F1SimtFamily, EachConstraintRejectsWhatItNames) {
   Knobs one_warp = base();
   one_warp["BM"] = 32, one_warp["BN"] = 64;
   EXPECT_EQ(why(one_warp), "threads_in_range");
-  // 256 threads cannot split a 64x8 tile into 16-byte copies evenly.
+  // 256 threads have less than one 16-byte copy each of a 64x8 tile.
   Knobs thin = base();
   thin["BN"] = 64, thin["WN"] = 32, thin["TN"] = 4;  // 4x2 warps of 32x32, lanes 4x8
-  EXPECT_EQ(why(thin), "loader_divides_tile");
+  EXPECT_EQ(why(thin), "loader_fills_a_pass");
   EXPECT_EQ(why(with(thin, "BK", 16)), "");
   EXPECT_EQ(why(with(base(), "STAGES", 1)), "stages_2_to_6");
   EXPECT_EQ(why(with(base(), "PAD", 2)), "pad_0_or_4");
@@ -84,6 +93,12 @@ TEST(F1SimtFamily, EachConstraintRejectsWhatItNames) {
   EXPECT_EQ(why(with(base(), "RASTER", 0)), "raster_1_to_64");
   EXPECT_EQ(why(with(base(), "SPLITK", 0)), "splitk_1_to_64");
   EXPECT_EQ(why(with(base(), "MIN_BLOCKS", 0)), "min_blocks_1_to_4");
+  // 96x96 in 3 x 3 warps of 32x32: 288 threads cap the registers at 224.
+  Knobs nine = base();
+  nine["BM"] = 96, nine["BN"] = 96, nine["BK"] = 16, nine["WN"] = 32, nine["TN"] = 4;
+  EXPECT_EQ(why(nine), "three_times_tile_uncapped");
+  EXPECT_EQ(why(with(nine, "BM", 64)), "");  // 2 x 3 warps
+  EXPECT_EQ(why(with(with(nine, "BM", 64), "MIN_BLOCKS", 2)), "three_times_tile_uncapped");
 }
 
 TEST(F1SimtFamily, SharedMemoryLimitIsTheDevices) {
@@ -319,14 +334,15 @@ TEST(F1SimtFamily, DefaultSpaceIsSmallAndValid) {
     has_large |= knob(c.knobs, "TM") * knob(c.knobs, "TN") == 128;
   }
   // Every distinct set of defines is one NVRTC compile per problem class; a ldc that is not a
-  // multiple of 4 doubles them (XCHG 0 and 1).
+  // multiple of 4 doubles them (XCHG 0 and 1). The search measures a budget of them, ranked by the
+  // cost model; this bounds what the model ranks.
   std::size_t aligned_c = 0;
   for (const ProblemKey& p :
        {problem(300, 200, 40000), problem(301, 200, 40000, Op::N, Op::N, 1)}) {
     std::set<std::vector<std::string>> compiles;
     for (const Candidate& c : e.valid)
       if (f1().cannot_implement(c.knobs, p).empty()) compiles.insert(f1().defines(c.knobs, p));
-    EXPECT_LE(compiles.size(), p.ldc % 4 == 0 ? 400u : 800u) << p.to_string();
+    EXPECT_LE(compiles.size(), p.ldc % 4 == 0 ? 500u : 1000u) << p.to_string();
     EXPECT_LT(compiles.size(), e.valid.size());  // split counts share a compile
     if (p.ldc % 4 == 0)
       aligned_c = compiles.size();

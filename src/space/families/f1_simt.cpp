@@ -67,16 +67,19 @@ class F1Simt final : public Family {
   std::vector<std::string> knob_names() const override { return names(); }
 
   std::vector<Constraint> constraints(const DeviceLimits& lim) const override {
-    // The transposing loader moves 8 consecutive k per 32-byte sector: BK of 8 to 64.
+    // The transposing loader moves 8 consecutive k per 32-byte sector: BK of 8 to 64. Block tiles
+    // of 3 x 2^j take 3 warps along that side.
     std::vector<Constraint> c =
-        tiling_constraints(lim, block_tile_between(16, 256), bk_between(8, 64));
+        tiling_constraints(lim, block_tile_between(16, 256), bk_between(8, 64),
+                           tiles_power_of_two_block_or_three_times());
     const std::vector<Constraint> rest = {
-        // Every thread issues the same number of 16-byte (and 4-byte transposing) copies.
-        {"loader_divides_tile",
+        // Every thread issues at least one 16-byte copy of each operand per tile (for tiles of
+        // 2^j, the same number; a 3 x 2^j tile may leave the last pass part-filled).
+        {"loader_fills_a_pass",
          [](const Knobs& k) {
            const Shape s(k);
            const int per_pass = s.threads() * 4;
-           return per_pass > 0 && (s.bm * s.bk) % per_pass == 0 && (s.bn * s.bk) % per_pass == 0;
+           return per_pass > 0 && s.bm * s.bk >= per_pass && s.bn * s.bk >= per_pass;
          }},
         {"stages_2_to_6", [](const Knobs& k) { return in(knob(k, "STAGES"), 2, 6); }},
         {"pad_0_or_4",
@@ -129,6 +132,16 @@ class F1Simt final : public Family {
            const int threads = std::max(1, s.threads());
            const bool capped = lim.regs_per_sm / (threads * blocks) <= 128;
            return !capped || (s.bm + s.bn) * s.bk / threads <= 12;
+         }},
+        // A 3 x 2^j tile has 3 or 6 warps along a side, and its loaders issue more copies per
+        // thread than the register estimate above allows for: under a register cap below 255
+        // (MIN_BLOCKS 2, or 288 threads), or next to 128 accumulators, NVRTC's ptxas spills.
+        {"three_times_tile_uncapped",
+         [](const Knobs& k) {
+           const Shape s(k);
+           const bool three_times = (s.bm & (s.bm - 1)) != 0 || (s.bn & (s.bn - 1)) != 0;
+           return !three_times ||
+                  (knob(k, "MIN_BLOCKS") == 1 && s.threads() <= 256 && s.tm * s.tn <= 64);
          }},
         {"min_blocks_threads",
          [](const Knobs& k) {
