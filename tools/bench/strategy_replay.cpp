@@ -4,7 +4,7 @@
 //
 //   strategy_replay --db exhaustive.db [--space configs/spaces] [--strategy model]
 //                   [--max-candidates 128] [--seed 1] [--tolerance 0.02] [--detail "2048x2048"]
-//                   [--ignore-knob NAME]...
+//                   [--ignore-knob NAME]... [--plan space|recorded]
 //
 // Per problem: the best screened time the strategy reached within its budget, the exhaustive
 // best, their ratio, the cost model's rank of the exhaustive best and Spearman's correlation of
@@ -15,7 +15,9 @@
 // tolerance, 1 otherwise, 2 on bad arguments. --ignore-knob NAME leaves a knob out of the match
 // between candidates and recorded configurations: for a knob added after the exhaustive run that
 // leaves the launch unchanged (F4's EVICT, an L2 policy), so the replay scores the search order
-// over the kernels the run recorded.
+// over the kernels the run recorded. --plan recorded leaves the candidates the run never recorded
+// (points added to the space after it) out of the plan: they could only answer as not measured,
+// and would take the budget from the kernels the replay can score.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,11 +49,13 @@ struct Options {
   double tolerance = 0.02;
   std::string detail;  // problems whose text contains this: the model's top and the measured top
   std::vector<std::string> ignored_knobs;
+  bool plan_recorded = false;  // --plan recorded
 };
 
 struct Measured {
   ProblemKey key;
   std::map<std::string, double> screened;  // "<family>|<config>" -> screening median, us
+  std::set<std::string> recorded;          // every candidate of the run, in any outcome
   double cublas_us = 0;                    // fastest cuBLAS time of the run, 0 if none
 };
 
@@ -77,9 +82,8 @@ std::vector<Measured> load(Database& db, const KnobMatch& match) {
   std::vector<Measured> problems;
   Statement s(db,
               "SELECT p.id, p.transa, p.transb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.align, "
-              "c.family, c.config, c.screen_median_us, c.cublas_us FROM candidates c "
-              "JOIN problems p ON p.id = c.problem_id WHERE c.outcome = 'ok' "
-              "AND c.family <> 'cublaslt' AND c.screen_median_us IS NOT NULL "
+              "c.family, c.config, c.screen_median_us, c.cublas_us, c.outcome FROM candidates c "
+              "JOIN problems p ON p.id = c.problem_id WHERE c.family <> 'cublaslt' "
               "ORDER BY p.id, c.id");  // own kernels: cuBLASLt's screening is not searched
   std::int64_t current = -1;
   while (s.step()) {
@@ -94,7 +98,11 @@ std::vector<Measured> load(Database& db, const KnobMatch& match) {
       problems.push_back(std::move(m));
     }
     Measured& m = problems.back();
-    m.screened[match.id(s.column_text(10), s.column_text(11))] = s.column_double(12);
+    const std::string id = match.id(s.column_text(10), s.column_text(11));
+    m.recorded.insert(id);
+    const auto median = s.column_optional_double(12);
+    if (s.column_text(14) != "ok" || !median) continue;
+    m.screened[id] = *median;
     if (const auto c = s.column_optional_double(13); c && (m.cublas_us == 0 || *c < m.cublas_us))
       m.cublas_us = *c;
   }
@@ -106,7 +114,7 @@ int usage(const std::string& why) {
       << "strategy_replay: " << why
       << "\nusage: strategy_replay --db FILE [--space DIR] [--strategy model|random|exhaustive]"
          " [--max-candidates N] [--seed S] [--tolerance F] [--detail TEXT] [--ignore-knob "
-         "NAME]...\n";
+         "NAME]... [--plan space|recorded]\n";
   return 2;
 }
 
@@ -132,6 +140,8 @@ int parse_options(int argc, char** argv, Options& o) {
       o.detail = value;
     else if (arg == "--ignore-knob")
       o.ignored_knobs.push_back(value);
+    else if (arg == "--plan" && (value == "space" || value == "recorded"))
+      o.plan_recorded = value == "recorded";
     else
       return usage("unknown option " + arg);
   }
@@ -199,7 +209,10 @@ int main(int argc, char** argv) try {
   int within = 0, compared = 0;
   std::vector<KnownWinner> winners;  // earlier problems' own winners
   for (const Measured& m : problems) {
-    const CandidateList list = plan_candidates(enumeration, limits, m.key, "sm_90");
+    CandidateList list = plan_candidates(enumeration, limits, m.key, "sm_90");
+    if (o.plan_recorded)
+      std::erase_if(list.candidates,
+                    [&](const PlannedCandidate& c) { return !m.recorded.contains(match.id(c)); });
     const std::vector<PlannedCandidate>& work = list.candidates;
 
     // Warm start as the tuner's, from the problems replayed before.
