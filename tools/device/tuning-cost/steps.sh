@@ -28,6 +28,9 @@
 #     an earlier visit brought back ($STATE_DB, default .device-state/h100.db), into new.db, whose
 #     winners are exported (nvidia-h100.json; new.db comes back too): a kernel change measured on
 #     the problems it can move, the rest of the database kept; then the suites phase benches it.
+#   compare: the problems of $SHAPES benched on new.db (what retune made) and on the database it
+#     started from ($STATE_DB), one after the other in one visit, against cuBLAS and cuBLASLt's
+#     best of 8: a kernel change measured on one unit, before and after;
 #   profile: Nsight Compute (--clock-control none) over the bench of one problem per sweep class
 #     that stays far from the ceiling ($PROBLEMS: rows "M,N,K[,TA,TB]"; default a long_k, a small_k,
 #     a tall and a compute problem), served from the new database ($DB to name another): speed of
@@ -160,6 +163,16 @@ phase_retune() {
   grep -E "^info: (NN|NT|TN|TT) .*us, cuBLAS" "$res/retune.log" | cut -c1-220
   sgemm-tune export --db "$work/new.db" --winners-only -o "$res/nvidia-h100.json"
   cp "$SHAPES" "$work/new.db" "$res/"
+}
+
+phase_compare() {
+  local db
+  restore_new_db
+  for db in new:$work/new.db before:${STATE_DB:-.device-state/h100.db}; do
+    timed "compare-${db%%:*}" timeout "${BENCH_SECONDS:-300}" sgemm-tune bench --shapes "$SHAPES" \
+      --db "${db#*:}" --lt-algos 8 --json "$res/compare-${db%%:*}.data.json"
+    tail -3 "$res/compare-${db%%:*}.json"
+  done
 }
 
 phase_profile() {
