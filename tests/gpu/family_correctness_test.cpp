@@ -64,6 +64,22 @@ std::vector<testing::Case> padded_and_misaligned(const std::vector<Knobs>& confi
   return cases;
 }
 
+// Each configuration at each shape and transpose, leading dimensions minimal.
+void add_minimal_cases(std::vector<testing::Case>& cases, const std::vector<Knobs>& configs,
+                       const std::vector<std::array<int, 3>>& shapes) {
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes)
+          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
+}
+
+long implementable_count(const Family& family, const std::vector<testing::Case>& cases) {
+  return std::count_if(cases.begin(), cases.end(), [&](const testing::Case& c) {
+    return family.cannot_implement(c.knobs, c.problem).empty();
+  });
+}
+
 TEST_P(FamilyCorrectness, EdgeShapesAllTransposes) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family(GetParam());
@@ -363,14 +379,8 @@ TEST(F1ThreeWarpTiles, AlongEitherSideSplitOrNotAtEdgeShapes) {
                                                   {127, 129, 7},  {356, 72, 3001}, {97, 193, 517},
                                                   {300, 16, 513}, {95, 72, 20011}};
   std::vector<testing::Case> cases = padded_and_misaligned(configs, shapes);
-  for (const Knobs& knobs : configs)
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : shapes)
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
-  const auto implementable = std::count_if(cases.begin(), cases.end(), [&](const auto& c) {
-    return family.cannot_implement(c.knobs, c.problem).empty();
-  });
+  add_minimal_cases(cases, configs, shapes);
+  const long implementable = implementable_count(family, cases);
   EXPECT_GT(implementable, 500);
   EXPECT_EQ(expect_correct(family, cases), implementable);
 }
@@ -402,14 +412,8 @@ TEST(F1Exchange, BothLaneLayoutsSplitOrNotAtEdgeShapes) {
       {1, 257, 129},   {257, 1, 129},  {33, 65, 3},    {127, 129, 7},   {513, 300, 129},
       {301, 70, 1029}, {300, 16, 513}, {258, 70, 130}, {102, 300, 1030}};
   std::vector<testing::Case> cases = testing::unaligned_cases(configs, shapes);
-  for (const Knobs& knobs : configs)
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : shapes)
-          cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
-  const auto implementable = std::count_if(cases.begin(), cases.end(), [&](const auto& c) {
-    return family.cannot_implement(c.knobs, c.problem).empty();
-  });
+  add_minimal_cases(cases, configs, shapes);
+  const long implementable = implementable_count(family, cases);
   const auto float2_c = std::count_if(cases.begin(), cases.end(), [&](const auto& c) {
     return c.problem.align == 2 && family.cannot_implement(c.knobs, c.problem).empty();
   });
