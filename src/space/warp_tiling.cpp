@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/int_math.hpp"
+
 namespace sgt {
 
 int warp_tiled_threads(const Knobs& k) {
@@ -11,14 +13,10 @@ int warp_tiled_threads(const Knobs& k) {
   return (wm > 0 && wn > 0) ? 32 * (knob(k, "BM") / wm) * (knob(k, "BN") / wn) : 0;
 }
 
-namespace {
-bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
-}  // namespace
-
 Constraint tiles_power_of_two() {
   return {"tiles_power_of_two", [](const Knobs& k) {
             for (const char* name : {"BM", "BN", "BK", "WM", "WN", "TM", "TN"})
-              if (!power_of_two(knob(k, name))) return false;
+              if (!is_power_of_two(knob(k, name))) return false;
             return true;
           }};
 }
@@ -26,10 +24,10 @@ Constraint tiles_power_of_two() {
 Constraint tiles_power_of_two_block_or_three_times() {
   return {"tiles_power_of_two_block_or_three_times", [](const Knobs& k) {
             for (const char* name : {"BK", "WM", "WN", "TM", "TN"})
-              if (!power_of_two(knob(k, name))) return false;
+              if (!is_power_of_two(knob(k, name))) return false;
             for (const char* name : {"BM", "BN"}) {
               const int v = knob(k, name);
-              if (!power_of_two(v) && !(v % 3 == 0 && power_of_two(v / 3))) return false;
+              if (!is_power_of_two(v) && !(v % 3 == 0 && is_power_of_two(v / 3))) return false;
             }
             return true;
           }};

@@ -139,7 +139,7 @@ class F1Simt final : public Family {
         {"three_times_tile_uncapped",
          [](const Knobs& k) {
            const Shape s(k);
-           const bool three_times = (s.bm & (s.bm - 1)) != 0 || (s.bn & (s.bn - 1)) != 0;
+           const bool three_times = !is_power_of_two(s.bm) || !is_power_of_two(s.bn);
            return !three_times ||
                   (knob(k, "MIN_BLOCKS") == 1 && s.threads() <= 256 && s.tm * s.tn <= 64);
          }},

@@ -17,8 +17,6 @@ namespace {
 constexpr int kMaxSplits = 1024;  // bounds the workspace and the reduce's work per output
 constexpr int kMaxSmall = 64;     // the largest small dimension F4 takes
 
-bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
-
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
   int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf, reduce, evict;
@@ -194,7 +192,8 @@ class F4Skinny final : public Family {
         {"pf_only_with_direct_0_or_8_to_256",
          [](const Knobs& k) {
            const int pf = knob(k, "PF");
-           return pf == 0 || (knob(k, "DIRECT") == 1 && pow2(pf) && pf >= 8 && pf <= 256);
+           return pf == 0 ||
+                  (knob(k, "DIRECT") == 1 && is_power_of_two(pf) && pf >= 8 && pf <= 256);
          }},
         // Measured (H200, exhaustive over DIRECT block shapes; docs/findings.md, "Registers for
         // GEMV, the ring for S = 16"): registers win on GEMV-like S
@@ -219,7 +218,7 @@ class F4Skinny final : public Family {
         {"direct_bk_power_of_two_64_to_4096",
          [direct](const Knobs& k) {
            const int bk = knob(k, "BK");
-           return !direct(k) || (pow2(bk) && bk >= 64 && bk <= 4096);
+           return !direct(k) || (is_power_of_two(bk) && bk >= 64 && bk <= 4096);
          }},
         {"direct_stages_1_to_16",
          [direct](const Knobs& k) {
@@ -260,12 +259,12 @@ class F4Skinny final : public Family {
         {"bs_power_of_two_up_to_64",
          [](const Knobs& k) {
            const int bs = knob(k, "BS");
-           return pow2(bs) && bs <= kMaxSmall;
+           return is_power_of_two(bs) && bs <= kMaxSmall;
          }},
         {"ts_power_of_two_dividing_bs_up_to_16",
          [](const Knobs& k) {
            const Shape s = shape_of(k);
-           return pow2(s.ts) && s.ts <= 16 && s.ts <= s.bs;
+           return is_power_of_two(s.ts) && s.ts <= 16 && s.ts <= s.bs;
          }},
         {"tg_is_4_or_8",
          [](const Knobs& k) {
@@ -275,13 +274,13 @@ class F4Skinny final : public Family {
         {"threads_power_of_two_in_range",
          [limits](const Knobs& k) {
            const Shape s = shape_of(k);
-           return pow2(s.threads) && s.threads >= 64 &&
+           return is_power_of_two(s.threads) && s.threads >= 64 &&
                   s.threads <= std::min(1024, limits.max_threads_per_block);
          }},
         {"k_slices_and_s_groups_divide_the_block",
          [](const Knobs& k) {
            const Shape s = shape_of(k);
-           return pow2(s.ksl) && s.threads % (s.ksl * s.sg) == 0;
+           return is_power_of_two(s.ksl) && s.threads % (s.ksl * s.sg) == 0;
          }},
         // Blocks of fewer than 8 warps are for short K, where many resident blocks overlap load,
         // compute and store; sliced K is for long K in big blocks.
@@ -295,7 +294,7 @@ class F4Skinny final : public Family {
         {"bk_power_of_two_16_to_128",
          [](const Knobs& k) {
            const int bk = knob(k, "BK");
-           return pow2(bk) && bk >= 16 && bk <= 128;
+           return is_power_of_two(bk) && bk >= 16 && bk <= 128;
          }},
         // Fragments are read 4 k at a time; more than 32 k per slice and stage bloats the unrolled
         // loop.
