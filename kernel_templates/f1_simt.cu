@@ -65,6 +65,9 @@
 #ifndef XCHG
 #define XCHG 0  // 1: C narrower than float4 is stored after an exchange among the lanes along M
 #endif
+#ifndef CWIN
+#define CWIN 0  // 1: M tiles overlap by 8 rows and C is stored in sector-aligned windows
+#endif
 
 #include "f1_simt_detail.cuh"
 
@@ -103,6 +106,8 @@ static_assert(SPLITK >= 1 && RASTER >= 1 && MIN_BLOCKS >= 1, "knob ranges");
 static_assert(REDUCE == 0 || REDUCE == 1, "REDUCE is 0 or 1");
 static_assert(XCHG == 0 || (XCHG == 1 && (kLanesM == 4 || kLanesM == 8)),
               "XCHG is 0, or 1 with 4 or 8 lanes along M");
+static_assert(CWIN == 0 || (CWIN == 1 && SPLITK == 1 && XCHG == 0 && BM % 8 == 0),
+              "CWIN is 0, or 1 without a split or the exchange");
 
 // Where the next K tile of A and B comes from.
 struct TileSource {
@@ -360,6 +365,86 @@ __device__ __forceinline__ void store_tile_exchanged(const SgemmArgs& args, bool
 }
 #endif
 
+#if CWIN
+// C at a ldc that is not a multiple of 4, stored in windows that start on 32-byte sectors. M tiles
+// are kStepM = BM - 8 rows apart, so each overlaps the next by 8 rows, and column j of M tile b
+// stores rows [b * kStepM + t_j, (b + 1) * kStepM + t_j): t_j < 8 is the distance from the tile's
+// first row to a sector boundary, the same in every tile of the column (kStepM is a multiple of 8).
+// The first tile also stores rows [0, t_j), the last those up to M. Every float4 store then fills
+// half a sector and every sector has one writer, where stores straight from the register tiles
+// write a sector in passes, from several lanes and blocks. The tile goes through shared memory,
+// each column shifted there so that its window starts on a 16-byte boundary too.
+constexpr int kStepM = BM - 8;   // rows between the first rows of consecutive M tiles
+constexpr int kStrideC = BM + 4;  // floats per staged column: the tile and its shift (< 4)
+constexpr int kSlotsC = BM / 4;   // float4 slots of a staged column
+
+// M tiles that cover m rows, kStepM apart.
+__device__ __forceinline__ int windowed_tiles_m(int m) {
+  return m <= BM ? 1 : 1 + (m - BM + kStepM - 1) / kStepM;
+}
+
+// Rows from row m0 of column col to the next 32-byte boundary of C (m0 a multiple of 8). Only the
+// low bits of the float index matter, so 32-bit arithmetic that wraps is exact.
+__device__ __forceinline__ int window_start(const SgemmArgs& args, int col, int m0) {
+  const unsigned first = static_cast<unsigned>(reinterpret_cast<unsigned long long>(args.c) / 4) +
+                         static_cast<unsigned>(col) * static_cast<unsigned>(args.ldc) +
+                         static_cast<unsigned>(m0);
+  return static_cast<int>((8u - first % 8u) % 8u);
+}
+
+__device__ __forceinline__ void store_window_scalar(const SgemmArgs& args, float* p, float v) {
+  *p = args.beta != 0.0f ? fmaf(args.beta, *p, v) : v;
+}
+
+__device__ __forceinline__ void store_tile_windowed(const SgemmArgs& args, float* cs, int m0,
+                                                    int n0, bool first_m, bool last_m, int a_off,
+                                                    int b_off, const float (&acc)[TM][TN]) {
+  __syncthreads();  // every warp is done with the pipeline's stages, which hold the tile now
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int c = b_off + (j / 4) * 4 * kLanesN + j % 4;
+    float* const column = cs + c * kStrideC + (4 - window_start(args, n0 + c, m0) % 4) % 4;
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+      column[a_off + (i / 4) * 4 * kLanesM + i % 4] = args.alpha * acc[i][j];
+  }
+  __syncthreads();
+  const int rows = min(BM, args.m - m0);  // rows of the tile inside C
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int idx = tid; idx < BN * kSlotsC; idx += kThreads) {
+    const int c = idx / kSlotsC, col = n0 + c;
+    if (col >= args.n) continue;
+    const int t = window_start(args, col, m0);
+    const int row = t + 4 * (idx % kSlotsC);
+    const int end = last_m ? rows : min(kStepM + t, rows);  // this tile's window: [t, end)
+    if (row >= end) continue;
+    const float* const staged = cs + c * kStrideC + (4 - t % 4) % 4 + row;
+    float* const p = args.c + static_cast<long long>(col) * args.ldc + m0 + row;
+    if (row + 4 <= end) {
+      float4 v = *reinterpret_cast<const float4*>(staged);  // p is 16-byte aligned
+      if (args.beta != 0.0f) {
+        const float4 old = *reinterpret_cast<const float4*>(p);
+        v = make_float4(fmaf(args.beta, old.x, v.x), fmaf(args.beta, old.y, v.y),
+                        fmaf(args.beta, old.z, v.z), fmaf(args.beta, old.w, v.w));
+      }
+      *reinterpret_cast<float4*>(p) = v;
+    } else {
+      for (int r = 0; r < end - row; ++r) store_window_scalar(args, p + r, staged[r]);
+    }
+  }
+  if (!first_m) return;
+  // The first M tile also stores the rows before its window, [0, t) of each column.
+  for (int idx = tid; idx < BN * 8; idx += kThreads) {
+    const int c = idx / 8, row = idx % 8, col = n0 + c;
+    if (col >= args.n) continue;
+    const int t = window_start(args, col, 0);
+    if (row < t && row < rows)
+      store_window_scalar(args, args.c + static_cast<long long>(col) * args.ldc + row,
+                          cs[c * kStrideC + (4 - t % 4) % 4 + row]);
+  }
+}
+#endif
+
 // The problem's class ALIGN is that of its least aligned operand: C itself may be 16-byte aligned
 // (an odd ldb or lda alone makes the class 1), and then takes float4 accesses, whose 8 lanes along
 // M fill whole sectors, where narrower ones write each sector in passes. The choice is made once
@@ -394,11 +479,19 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   float* const Bs = As + STAGES * kStageA;              // [STAGES][BK][kStrideB]
   const unsigned sa0 = smem_addr(As), sb0 = smem_addr(Bs);
 
+#if CWIN
+  const int tiles_m = windowed_tiles_m(args.m);
+#else
   const int tiles_m = (args.m + BM - 1) / BM;
+#endif
   const int tiles_n = (args.n + BN - 1) / BN;
   int tile_m, tile_n;
   raster_tile<RASTER>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+#if CWIN
+  const int m0 = tile_m * kStepM, n0 = tile_n * BN;
+#else
   const int m0 = tile_m * BM, n0 = tile_n * BN;
+#endif
   const int m_rem = args.m - m0, n_rem = args.n - n0;
 
   // This block's K range: all of K, or slice blockIdx.z of a split.
@@ -440,7 +533,11 @@ extern "C" __global__ void __launch_bounds__(f1::kThreads, MIN_BLOCKS) sgemm_mai
   // In-kernel split-K: only the last split of the tile to arrive goes on, with the sum of all.
   const bool split = SPLITK > 1 && args.k_splits > 1;
   if (REDUCE && split && !PartialTile<TM, TN, kThreads>::reduce_splits(args, acc)) return;
+#if CWIN
+  store_tile_windowed(args, As, m0, n0, tile_m == 0, tile_m == tiles_m - 1, a_off, b_off, acc);
+#else
   store_tile(args, !REDUCE && split, m0, n0, a_off, b_off, acc);
+#endif
 }
 
 #if SPLITK > 1 && !REDUCE

@@ -39,6 +39,7 @@ struct LaunchGeometry {
   Dim3 reduce_grid, reduce_block;
   std::size_t workspace_floats = 0;  // device workspace the launch needs, in floats
   int tile_m = 0, tile_n = 0;        // C elements one block computes, rows x columns (cost model)
+  bool c_sector_windows = false;     // C stored in sector-aligned windows (F1's CWIN)
   TmaTile tma_a, tma_b;              // both used, or neither
   PackedOperand pack_a, pack_b;      // copies in the workspace, after the rest (transposed: either)
 };

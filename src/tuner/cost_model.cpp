@@ -26,6 +26,10 @@ constexpr double kBlockFixedUs = 1.0;  // a block's prologue and epilogue (pipel
 // Issue efficiency lost per K-contiguous operand of a TMA-fed kernel: F2 on 4096^3 took about
 // 2550 us NT (both operands M/N-contiguous), 2700 NN (B K-contiguous), 2950 TN (both).
 constexpr double kKContiguousCost = 0.06;
+// A C whose ldc is not a multiple of 4, stored straight from register tiles, is written at
+// 1.5-2.1 TB/s where an aligned one takes the 3.0 TB/s copy rate (H100, docs/findings.md, "C's
+// stores alone are no ceiling"); stored in sector-aligned windows, at the copy rate.
+constexpr double kUnalignedCRate = 0.6;
 
 }  // namespace
 
@@ -86,9 +90,9 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   // Bytes from HBM: each operand once (the tiles of a wave share them through L2), plus the
   // split-K partials written.
   const double mn = static_cast<double>(p.m) * p.n;
-  const double bytes =
-      4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n + mn) +
-      4.0 * partial_floats;
+  const bool c_in_passes = p.ldc % 4 != 0 && !g.c_sector_windows;
+  const double bytes = 4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n) +
+                       4.0 * mn / (c_in_passes ? kUnalignedCRate : 1.0) + 4.0 * partial_floats;
   e.memory_us =
       std::max(bytes / (bandwidth_tbps * 1e6), l2_bytes / (kL2Tbps * 1e6 * e.wave_efficiency));
   // The final sum comes after the partials: it reads them all and writes C, in a second launch

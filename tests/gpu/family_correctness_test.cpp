@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "space/warp_tiling.hpp"
 #include "support/gpu_support.hpp"
@@ -419,6 +420,31 @@ TEST(F1Exchange, BothLaneLayoutsSplitOrNotAtEdgeShapes) {
   });
   EXPECT_GT(implementable, 300);
   EXPECT_GT(float2_c, 40);
+  EXPECT_EQ(expect_correct(family, cases), implementable);
+}
+
+// Family F1 with CWIN = 1: M tiles 8 rows apart less than BM, C stored through shared memory in
+// windows that start on 32-byte sectors, the first tile's rows before its window and the last
+// tile's up to M. Default-space points with 4 and 8 lanes along M and each block height; all
+// transposes; M from 1 to past three tiles, around the tile step and its multiples; padded and
+// minimal leading dimensions, pointers offset by one float (the windows follow the address).
+TEST(F1Windows, EveryBlockHeightAtEdgeShapesPaddedAndMisaligned) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f1_simt");
+  std::map<std::pair<int, int>, std::vector<Knobs>> pools;  // (BM, lanes along M)
+  for (const Knobs& k : testing::default_space_configs(family))
+    if (k.at("CWIN") == 1) pools[{k.at("BM"), k.at("WM") / k.at("TM")}].push_back(k);
+  ASSERT_GE(pools.size(), 4u) << "too few block heights with CWIN = 1 in the default space";
+  std::vector<Knobs> configs;
+  for (const auto& [key, pool] : pools)
+    for (const Knobs& k : sample(pool, 1)) configs.push_back(k);
+  const std::vector<std::array<int, 3>> shapes = {
+      {1, 257, 129},  {7, 65, 3},   {57, 1, 33},    {121, 70, 7},  {129, 33, 129},
+      {249, 130, 17}, {250, 9, 40}, {371, 66, 250}, {513, 31, 19}, {1001, 70, 8}};
+  std::vector<testing::Case> cases = testing::unaligned_cases(configs, shapes);
+  add_minimal_cases(cases, configs, shapes);
+  const long implementable = implementable_count(family, cases);
+  EXPECT_GT(implementable, static_cast<long>(configs.size()) * 100);
   EXPECT_EQ(expect_correct(family, cases), implementable);
 }
 

@@ -22,23 +22,37 @@ constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident 
 constexpr int kMaxThreadsPerSm = 2048;
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM",         "BN",     "BK",     "WM",     "WN",
-                                             "TM",         "TN",     "STAGES", "PAD",    "REGDB",
-                                             "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE", "XCHG"};
+  static const std::vector<std::string> n = {
+      "BM",  "BN",    "BK",         "WM",     "WN",     "TM",     "TN",   "STAGES",
+      "PAD", "REGDB", "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE", "XCHG", "CWIN"};
   return n;
 }
 
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
+// Configurations stored before REDUCE (XCHG, CWIN) existed summed their splits in sgemm_reduce
+// (stored C directly from the register tiles).
+int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
+int exchange_of(const Knobs& k) { return k.contains("XCHG") ? knob(k, "XCHG") : 0; }
+int windows_of(const Knobs& k) { return k.contains("CWIN") ? knob(k, "CWIN") : 0; }
+
+// With CWIN, M tiles overlap by this many rows (the template's kStepM = BM - 8).
+constexpr int kWindowOverlap = 8;
+
 // Derived facts of one configuration.
 struct Shape : TileShape {
   int pad;
-  explicit Shape(const Knobs& k) : TileShape(k), pad(knob(k, "PAD")) {}
+  bool windows;
+  explicit Shape(const Knobs& k) : TileShape(k), pad(knob(k, "PAD")), windows(windows_of(k) == 1) {}
   int warps() const { return (wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) : 0; }
   int threads() const { return 32 * warps(); }
   int lanes_n() const { return tn > 0 ? wn / tn : 0; }
-  // K-major stages of A and B, each k row padded by PAD floats.
-  std::int64_t smem_bytes() const { return std::int64_t{4} * stages * bk * (bm + bn + 2 * pad); }
+  // K-major stages of A and B, each k row padded by PAD floats; with CWIN, at least the staged C
+  // tile (BN columns of BM + 4 floats).
+  std::int64_t smem_bytes() const {
+    const std::int64_t stages_bytes = std::int64_t{4} * stages * bk * (bm + bn + 2 * pad);
+    return windows ? std::max(stages_bytes, std::int64_t{4} * bn * (bm + 4)) : stages_bytes;
+  }
   // Accumulators + two fragment buffers + addressing (kernels.md's rule of thumb).
   int registers_estimate() const { return tm * tn + 2 * (tm + tn) + 30; }
 };
@@ -47,12 +61,13 @@ KSplit split_of(const Knobs& knobs, const ProblemKey& p) {
   return split_k(p, knob(knobs, "SPLITK"), knob(knobs, "BK"));
 }
 
-// Configurations stored before REDUCE (XCHG) existed summed their splits in sgemm_reduce (stored
-// C directly).
-int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
-int exchange_of(const Knobs& k) { return k.contains("XCHG") ? knob(k, "XCHG") : 0; }
-
-std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
+// Blocks of the grid: with CWIN, M tiles BM - 8 rows apart.
+std::int64_t tile_count(const Shape& s, const ProblemKey& p) {
+  if (!s.windows) return tile_count(p, s.bm, s.bn);
+  const int step = s.bm - kWindowOverlap;
+  const std::int64_t tiles_m = p.m <= s.bm ? 1 : 1 + ceil_div64(p.m - s.bm, step);
+  return tiles_m * ceil_div64(p.n, s.bn);
+}
 
 // Partial sums of a split: k_splits x m x n for sgemm_reduce, partial tiles when the kernel sums.
 std::int64_t partial_floats(const Knobs& knobs, const ProblemKey& p, const KSplit& split) {
@@ -92,6 +107,12 @@ class F1Simt final : public Family {
         {"splitk_1_to_64", [](const Knobs& k) { return in(knob(k, "SPLITK"), 1, 64); }},
         {"reduce_0_or_1", [](const Knobs& k) { return in(reduce_of(k), 0, 1); }},
         {"xchg_0_or_1", [](const Knobs& k) { return in(exchange_of(k), 0, 1); }},
+        {"cwin_0_or_1", [](const Knobs& k) { return in(windows_of(k), 0, 1); }},
+        // C's windows are stored by the kernel's own epilogue, from one whole K.
+        {"cwin_unsplit_without_exchange",
+         [](const Knobs& k) {
+           return windows_of(k) == 0 || (knob(k, "SPLITK") == 1 && exchange_of(k) == 0);
+         }},
         // Without a split there is nothing to sum: REDUCE = 1 would duplicate REDUCE = 0.
         {"reduce_needs_split",
          [](const Knobs& k) { return reduce_of(k) == 0 || knob(k, "SPLITK") > 1; }},
@@ -158,6 +179,8 @@ class F1Simt final : public Family {
     // The exchange serves only C stored narrower than float4; elsewhere XCHG = 1 would duplicate 0.
     if (exchange_of(knobs) && (p.align == 4 || p.ldc % 4 == 0))
       return "XCHG = 1 needs a ldc that is not a multiple of 4 (C is stored as float4 otherwise)";
+    if (windows_of(knobs) && (p.align == 4 || p.ldc % 4 == 0))
+      return "CWIN = 1 needs a ldc that is not a multiple of 4 (C is stored as float4 otherwise)";
     const KSplit split = split_of(knobs, p);
     if (split.k_splits > 1) {
       const std::int64_t floats = partial_floats(knobs, p, split);
@@ -175,12 +198,13 @@ class F1Simt final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "REDUCE" && n != "SPLITK" && n != "XCHG")
+      if (n != "REDUCE" && n != "SPLITK" && n != "XCHG" && n != "CWIN")
         out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
     out.push_back(fmt::format("-DSPLITK={}", split_k_define(knob(knobs, "SPLITK"))));
     out.push_back(fmt::format("-DREDUCE={}", reduce_of(knobs)));
     // Only where set: the compile options (and so the builds) of XCHG = 0 stay those stored.
     if (exchange_of(knobs)) out.push_back("-DXCHG=1");
+    if (windows_of(knobs)) out.push_back("-DCWIN=1");
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -198,6 +222,7 @@ class F1Simt final : public Family {
     g.smem_bytes = static_cast<unsigned>(s.smem_bytes());
     g.tile_m = s.bm;
     g.tile_n = s.bn;
+    g.c_sector_windows = s.windows;
     const KSplit split = split_of(knobs, p);
     if (set_k_split(g, split, partial_floats(knobs, p, split))) {
       if (reduce_of(knobs)) return g;
@@ -215,13 +240,13 @@ class F1Simt final : public Family {
     return g;
   }
 
-  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"XCHG", 0}}; }
+  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"XCHG", 0}, {"CWIN", 0}}; }
 
   // Each optional mechanism adds one; a timing tie goes to the configuration with fewer.
   int complexity(const Knobs& k) const override {
     return (knob(k, "STAGES") - 2) + knob(k, "REGDB") + (knob(k, "PAD") > 0 ? 1 : 0) +
            (knob(k, "RASTER") > 1 ? 1 : 0) + (knob(k, "MIN_BLOCKS") > 1 ? 1 : 0) +
-           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k) + exchange_of(k);
+           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k) + exchange_of(k) + windows_of(k);
   }
 };
 
