@@ -448,6 +448,29 @@ TEST(F1Windows, EveryBlockHeightAtEdgeShapesPaddedAndMisaligned) {
   EXPECT_EQ(expect_correct(family, cases), implementable);
 }
 
+// The windows' shared-memory round trip for compute-sanitizer: one point with 4 lanes along M and
+// one with 8, all transposes, a tile remainder, K < BK, a pointer offset by one float.
+TEST(F1Windows, SanitizerSample) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f1_simt");
+  std::vector<Knobs> configs;
+  for (int lanes_m : {4, 8}) {
+    std::vector<Knobs> pool;
+    for (const Knobs& k : testing::default_space_configs(family))
+      if (k.at("CWIN") == 1 && k.at("WM") / k.at("TM") == lanes_m) pool.push_back(k);
+    for (const Knobs& k : sample(pool, 1)) configs.push_back(k);
+  }
+  ASSERT_EQ(configs.size(), 2u);
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T}) {
+        cases.push_back({knobs, testing::make_problem(ta, tb, 249, 33, 7), 0});
+        cases.push_back({knobs, testing::make_problem(ta, tb, 101, 37, 51, 5, 1), 1});
+      }
+  EXPECT_EQ(expect_correct(family, cases), static_cast<int>(cases.size()));
+}
+
 TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");

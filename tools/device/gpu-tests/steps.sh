@@ -7,6 +7,7 @@
 #     candidates counted by family and outcome;
 #   sanitize: memcheck and racecheck over the larger correctness tests (padded leading dimensions,
 #     misaligned pointers, every transpose); racecheck of f1_simt does not finish in its box.
+#   windows: F1's GPU tests of CWIN, then memcheck and racecheck over their sanitizer sample.
 default_phase=tier
 
 phase_tests() {
@@ -18,6 +19,7 @@ phase_tier() {
   sanitize memcheck 'Families/FamilyCorrectness.SanitizerSample/*' 70 memcheck-sample
   sanitize racecheck 'Families/FamilyCorrectness.SanitizerSample/f4_skinny' 60 racecheck-sample-f4
   sanitize racecheck 'Families/FamilyCorrectness.SanitizerSample/f1_simt' 130 racecheck-sample-f1
+  sanitize racecheck 'F1Windows.SanitizerSample' 120 racecheck-f1-windows
   nproc | tee "$res/cores.txt"
   local cache=$SGEMM_CACHE_DIR
   export SGEMM_CACHE_DIR=$work/compile-cache
@@ -42,6 +44,12 @@ phase_tune() {
   sgemm-tune list --db "$res/tuning.db" | tee "$res/list.txt"
   sqlite3 "$res/tuning.db" "select family, outcome, count(*) from candidates group by 1, 2" 2> /dev/null ||
     true
+}
+
+phase_windows() {
+  gpu_tests gpu-tests-windows 'F1Windows.*' 150
+  sanitize memcheck 'F1Windows.SanitizerSample' 60 memcheck-f1-windows
+  sanitize racecheck 'F1Windows.SanitizerSample' 120 racecheck-f1-windows
 }
 
 phase_sanitize() {
