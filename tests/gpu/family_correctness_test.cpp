@@ -327,7 +327,8 @@ TEST(F1AlignedC, AnUnalignedOperandLeavesCToFloat4Stores) {
   const Family& family = find_family("f1_simt");
   std::vector<Knobs> unsplit, deep;
   for (const Knobs& k : testing::default_space_configs(family)) {
-    if (k.at("XCHG") == 1) continue;  // refuses the aligned C this test is about
+    // XCHG and CWIN refuse the aligned C this test is about.
+    if (k.at("XCHG") == 1 || k.at("CWIN") == 1) continue;
     if (k.at("SPLITK") == 1) unsplit.push_back(k);
     if (k.at("SPLITK") >= 16 && k.at("REDUCE") == 0) deep.push_back(k);
   }
@@ -359,7 +360,8 @@ TEST(F1ThreeWarpTiles, AlongEitherSideSplitOrNotAtEdgeShapes) {
   const Family& family = find_family("f1_simt");
   const Knobs base = {{"BM", 96},        {"BN", 32},    {"BK", 16},    {"WM", 32},    {"WN", 32},
                       {"TM", 8},         {"TN", 4},     {"STAGES", 3}, {"PAD", 4},    {"REGDB", 1},
-                      {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0}};
+                      {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0},
+                      {"CWIN", 0}};
   using testing::with;
   const std::vector<Knobs> configs = {
       base,                                                                    // 96x32
@@ -423,18 +425,29 @@ TEST(F1Exchange, BothLaneLayoutsSplitOrNotAtEdgeShapes) {
   EXPECT_EQ(expect_correct(family, cases), implementable);
 }
 
+// The default space's unsplit points without the exchange, with CWIN = 1 (out of the space).
+std::vector<Knobs> windowed_configs(const Family& family) {
+  std::vector<Knobs> out;
+  for (Knobs k : testing::default_space_configs(family))
+    if (k.at("SPLITK") == 1 && k.at("XCHG") == 0) {
+      k["CWIN"] = 1;
+      out.push_back(k);
+    }
+  return out;
+}
+
 // Family F1 with CWIN = 1: M tiles 8 rows apart less than BM, C stored through shared memory in
 // windows that start on 32-byte sectors, the first tile's rows before its window and the last
-// tile's up to M. Default-space points with 4 and 8 lanes along M and each block height; all
+// tile's up to M. One point of each block height and lane layout (4 or 8 lanes along M); all
 // transposes; M from 1 to past three tiles, around the tile step and its multiples; padded and
 // minimal leading dimensions, pointers offset by one float (the windows follow the address).
 TEST(F1Windows, EveryBlockHeightAtEdgeShapesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f1_simt");
   std::map<std::pair<int, int>, std::vector<Knobs>> pools;  // (BM, lanes along M)
-  for (const Knobs& k : testing::default_space_configs(family))
-    if (k.at("CWIN") == 1) pools[{k.at("BM"), k.at("WM") / k.at("TM")}].push_back(k);
-  ASSERT_GE(pools.size(), 4u) << "too few block heights with CWIN = 1 in the default space";
+  for (const Knobs& k : windowed_configs(family))
+    pools[{k.at("BM"), k.at("WM") / k.at("TM")}].push_back(k);
+  ASSERT_GE(pools.size(), 4u) << "too few block heights";
   std::vector<Knobs> configs;
   for (const auto& [key, pool] : pools)
     for (const Knobs& k : sample(pool, 1)) configs.push_back(k);
@@ -456,8 +469,8 @@ TEST(F1Windows, SanitizerSample) {
   std::vector<Knobs> configs;
   for (int lanes_m : {4, 8}) {
     std::vector<Knobs> pool;
-    for (const Knobs& k : testing::default_space_configs(family))
-      if (k.at("CWIN") == 1 && k.at("WM") / k.at("TM") == lanes_m) pool.push_back(k);
+    for (const Knobs& k : windowed_configs(family))
+      if (k.at("WM") / k.at("TM") == lanes_m) pool.push_back(k);
     for (const Knobs& k : sample(pool, 1)) configs.push_back(k);
   }
   ASSERT_EQ(configs.size(), 2u);
