@@ -358,10 +358,10 @@ TEST(F1AlignedC, AnUnalignedOperandLeavesCToFloat4Stores) {
 TEST(F1ThreeWarpTiles, AlongEitherSideSplitOrNotAtEdgeShapes) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f1_simt");
-  const Knobs base = {{"BM", 96},        {"BN", 32},    {"BK", 16},    {"WM", 32},    {"WN", 32},
-                      {"TM", 8},         {"TN", 4},     {"STAGES", 3}, {"PAD", 4},    {"REGDB", 1},
-                      {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0},
-                      {"CWIN", 0}};
+  const Knobs base = {{"BM", 96},    {"BN", 32},    {"BK", 16},        {"WM", 32},
+                      {"WN", 32},    {"TM", 8},     {"TN", 4},         {"STAGES", 3},
+                      {"PAD", 4},    {"REGDB", 1},  {"MIN_BLOCKS", 1}, {"RASTER", 1},
+                      {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0},       {"CWIN", 0}};
   using testing::with;
   const std::vector<Knobs> configs = {
       base,                                                                    // 96x32
