@@ -117,6 +117,24 @@ TEST(CostModel, TransposingAKContiguousOperandPaysOffOnlyWhereTheKernelOutweighs
   EXPECT_GT(small_transposed.time_us, small_in_place.time_us);
 }
 
+TEST(CostModel, AnUnalignedCIsWrittenSlowerUnlessInSectorWindows) {
+  // 5471 x 5868 x 22 at ldc 5471: writing C is most of the time.
+  const ProblemKey p{Op::N, Op::N, 5471, 5868, 22, 5471, 22, 5471, 1};
+  const DeviceLimits h200;
+  const LaunchGeometry direct = tiled(p, 128, 64, 128, 34000);
+  LaunchGeometry windows = direct;
+  windows.c_sector_windows = true;
+  const CostEstimate d = estimate_cost(direct, p, h200), w = estimate_cost(windows, p, h200);
+  EXPECT_GT(d.memory_us, 1.5 * w.memory_us);
+  EXPECT_LT(w.time_us, d.time_us);
+  // At a ldc that is a multiple of 4, C is written at the copy rate either way.
+  ProblemKey aligned = p;
+  aligned.ldc = aligned.lda = 5472;
+  aligned.align = 4;
+  EXPECT_DOUBLE_EQ(estimate_cost(direct, aligned, h200).memory_us,
+                   estimate_cost(windows, aligned, h200).memory_us);
+}
+
 TEST(CostModel, EmptyGridsHaveNoEstimate) {
   LaunchGeometry g;
   g.grid.x = 0;
