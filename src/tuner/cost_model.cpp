@@ -28,7 +28,10 @@ constexpr double kBlockFixedUs = 1.0;  // a block's prologue and epilogue (pipel
 constexpr double kKContiguousCost = 0.06;
 // A C whose ldc is not a multiple of 4, stored straight from register tiles, is written at
 // 1.5-2.1 TB/s where an aligned one takes the 3.0 TB/s copy rate (H100, docs/findings.md, "C's
-// stores alone are no ceiling"); stored in sector-aligned windows, at the copy rate.
+// stores alone are no ceiling"); stored in sector-aligned windows, at the copy rate. (F1 with
+// windows then ran at 1.4 TB/s on 5471x5868x22, held back by the epilogue's instructions, which
+// the model does not count: it ranks windows too high where K is small; see "C in sector-aligned
+// windows".)
 constexpr double kUnalignedCRate = 0.6;
 
 }  // namespace
