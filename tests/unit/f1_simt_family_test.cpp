@@ -91,7 +91,9 @@ TEST(F1SimtFamily, EachConstraintRejectsWhatItNames) {
   EXPECT_EQ(why(with(base(), "PAD", 2)), "pad_0_or_4");
   EXPECT_EQ(why(with(base(), "REGDB", 2)), "regdb_0_or_1");
   EXPECT_EQ(why(with(base(), "RASTER", 0)), "raster_1_to_64");
-  EXPECT_EQ(why(with(base(), "SPLITK", 0)), "splitk_1_to_64");
+  EXPECT_EQ(why(with(base(), "SPLITK", 0)), "splitk_1_to_256");
+  EXPECT_EQ(why(with(base(), "SPLITK", 257)), "splitk_1_to_256");
+  EXPECT_EQ(why(with(base(), "SPLITK", 256)), "");
   EXPECT_EQ(why(with(base(), "MIN_BLOCKS", 0)), "min_blocks_1_to_4");
   // 96x96 in 3 x 3 warps of 32x32: 288 threads cap the registers at 224.
   Knobs nine = base();

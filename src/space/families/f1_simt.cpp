@@ -104,7 +104,9 @@ class F1Simt final : public Family {
          }},
         {"regdb_0_or_1", [](const Knobs& k) { return in(knob(k, "REGDB"), 0, 1); }},
         {"raster_1_to_64", [](const Knobs& k) { return in(knob(k, "RASTER"), 1, 64); }},
-        {"splitk_1_to_64", [](const Knobs& k) { return in(knob(k, "SPLITK"), 1, 64); }},
+        // Up to 256 splits: an output of a few tiles over a K of 10^4-10^5 needs a few blocks per
+        // SM.
+        {"splitk_1_to_256", [](const Knobs& k) { return in(knob(k, "SPLITK"), 1, 256); }},
         {"reduce_0_or_1", [](const Knobs& k) { return in(reduce_of(k), 0, 1); }},
         {"xchg_0_or_1", [](const Knobs& k) { return in(exchange_of(k), 0, 1); }},
         {"cwin_0_or_1", [](const Knobs& k) { return in(windows_of(k), 0, 1); }},

@@ -23,6 +23,10 @@
 #     lanes along M), then an exhaustive search of F1 alone, unsplit, over 64-128 x 32-128 tiles
 #     with XCHG 0 and 1, on small_k, tall, irregular and small problems of the sweep whose ldc is
 #     not a multiple of 4 ($PROBLEMS, rows "M,N,K[,TA,TB]"), then each problem's best of either.
+#   deep: an exhaustive search of F1 alone over small tiles (32-64 x 32-64, 4x4 and 8x4 per thread)
+#     split 32-256 ways, on the sweep's long_k problems ($PROBLEMS, rows "M,N,K"): outputs of one
+#     to a few dozen tiles over K 11k-125k, where 64 splits leave a block or two per SM; then each
+#     problem's best candidates with more than 64 splits and without.
 # The public suite is tuned again with tools/device/run.sh shipped-db retune bench.
 default_phase=tests
 
@@ -188,3 +192,30 @@ exchange_space="BM: [64, 128]
   SPLITK: [1]
   REDUCE: [0]
   XCHG: [0, 1]"
+
+deep_space="BM: [32, 64]
+  BN: [32, 64]
+  BK: [8, 16]
+  WM: [16, 32, 64]
+  WN: [16, 32]
+  TM: [4, 8]
+  TN: [4]
+  STAGES: [3, 4]
+  PAD: [4]
+  REGDB: [1]
+  MIN_BLOCKS: [1]
+  RASTER: [1]
+  SPLITK: [32, 64, 128, 256]
+  REDUCE: [0]"
+
+phase_deep() {
+  local list file=$res/deep.yaml
+  list=$(shapes deep ${PROBLEMS:-95,72,44232 356,72,32827 108,39,45097 259,148,34071 \
+    507,73,44724 280,197,82012})
+  printf 'family: f1_simt\ndescription: small tiles, deep splits\nknobs:\n  %s\n' "$deep_space" > "$file"
+  tune_into deep 540 "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
+  cat "$res/deep.time"
+  top_candidates "$res/deep.db" 400 > "$res/deep-candidates.txt"
+  best_with_and_without "$res/deep.db" SPLITK=128
+  best_with_and_without "$res/deep.db" SPLITK=256
+}
