@@ -237,16 +237,37 @@ TEST(F1SimtFamily, GeometryCoversEveryTileWithoutSplit) {
 // A deep split of a small output: the splits of a run are shared out among up to 8 threads (a
 // power of two, about 8 splits each), so that the few runs still make a grid that fills the GPU.
 TEST(F1SimtFamily, DeepSplitReduceSharesEachRunsSplitsAmongThreads) {
-  for (const auto& [splitk, groups] : std::vector<std::pair<int, unsigned>>{
-           {2, 1}, {8, 1}, {9, 2}, {16, 2}, {17, 4}, {32, 4}, {33, 8}, {64, 8}}) {
+  for (const auto& [splitk, groups] : std::vector<std::pair<int, unsigned>>{{2, 1},
+                                                                            {8, 1},
+                                                                            {9, 2},
+                                                                            {16, 2},
+                                                                            {17, 4},
+                                                                            {32, 4},
+                                                                            {33, 8},
+                                                                            {64, 8},
+                                                                            {128, 8},
+                                                                            {256, 8}}) {
     const LaunchGeometry g =
-        f1().geometry(with(base(), "SPLITK", splitk), problem(356, 72, 32827), kDevice);
+        f1().geometry(with(base(), "SPLITK", splitk), problem(356, 72, 65536), kDevice);
     SCOPED_TRACE(::testing::Message() << "splitk=" << splitk);
     ASSERT_EQ(g.k_splits, splitk);
     EXPECT_EQ(g.reduce_block.y, groups);
     EXPECT_EQ(g.reduce_block.x * g.reduce_block.y, 256u);
     EXPECT_GE(std::uint64_t{g.reduce_grid.x} * g.reduce_block.x, 89u * 72u);  // every run
+    EXPECT_EQ(g.grid.z, static_cast<unsigned>(splitk));
+    EXPECT_EQ(g.workspace_floats, SGEMM_TILE_COUNTERS + std::size_t(splitk) * 356u * 72u);
   }
+}
+
+// A split count beyond the slices K holds gives as many slices as there are BK multiples, and a
+// split whose partial sums would exceed the workspace limit is refused.
+TEST(F1SimtFamily, DeepSplitsStopAtTheSlicesKHoldsAndTheWorkspaceLimit) {
+  const LaunchGeometry g =
+      f1().geometry(with(base(), "SPLITK", 256), problem(95, 72, 1000), kDevice);
+  EXPECT_EQ(g.k_slice, 8);  // ceil(1000 / 256) = 4, rounded up to BK = 8
+  EXPECT_EQ(g.k_splits, 125);
+  EXPECT_EQ(f1().cannot_implement(with(base(), "SPLITK", 256), problem(512, 512, 65536)), "");
+  EXPECT_NE(f1().cannot_implement(with(base(), "SPLITK", 256), problem(1024, 1024, 65536)), "");
 }
 
 TEST(F1SimtFamily, SplitKSlicesAreBkMultiplesAndCoverK) {
