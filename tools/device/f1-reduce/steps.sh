@@ -135,13 +135,22 @@ for pid, m, n, k in db.execute("SELECT id, m, n, k FROM problems ORDER BY id").f
 PY
 }
 
+# search_f1_alone NAME DESCRIPTION SECONDS KNOBS ROW...: F1 alone searched exhaustively over KNOBS
+# (the knobs: block of a space file) on the problems ROW... ("M,N,K[,TA,TB]"), cuBLAS in the same
+# rounds, into $res/NAME.db; prints the run's time and keeps each problem's best 400 candidates.
+search_f1_alone() {
+  local name=$1 description=$2 seconds=$3 knobs=$4 list file=$res/$1.yaml
+  shift 4
+  list=$(shapes "$name" "$@")
+  printf 'family: f1_simt\ndescription: %s\nknobs:\n  %s\n' "$description" "$knobs" > "$file"
+  tune_into "$name" "$seconds" "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
+  cat "$res/$name.time"
+  top_candidates "$res/$name.db" 400 > "$res/$name-candidates.txt"
+}
+
 phase_occupancy() {
-  local list file=$res/occupancy.yaml
-  list=$(shapes occupancy ${PROBLEMS:-356,72,32827 38861,177,180 1742,952,1747 87,185,317})
-  printf 'family: f1_simt\ndescription: MIN_BLOCKS 1 and 4\nknobs:\n  %s\n' "$occupancy_space" > "$file"
-  tune_into occupancy 540 "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
-  cat "$res/occupancy.time"
-  top_candidates "$res/occupancy.db" 400 > "$res/occupancy-candidates.txt"
+  search_f1_alone occupancy 'MIN_BLOCKS 1 and 4' 540 "$occupancy_space" \
+    ${PROBLEMS:-356,72,32827 38861,177,180 1742,952,1747 87,185,317}
   best_with_and_without "$res/occupancy.db" MIN_BLOCKS=4
 }
 
@@ -167,13 +176,8 @@ phase_variants() {
 
 phase_exchange() {
   gpu_tests gpu-tests-exchange 'F1Exchange.*' 300
-  local list file=$res/exchange.yaml
-  list=$(shapes exchange ${PROBLEMS:-5471,5868,22 15642,12129,26 38861,177,180 18962,186,103 \
-    2734,294,440,T,N 87,185,317})
-  printf 'family: f1_simt\ndescription: XCHG 0 and 1\nknobs:\n  %s\n' "$exchange_space" > "$file"
-  tune_into exchange 420 "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
-  cat "$res/exchange.time"
-  top_candidates "$res/exchange.db" 400 > "$res/exchange-candidates.txt"
+  search_f1_alone exchange 'XCHG 0 and 1' 420 "$exchange_space" ${PROBLEMS:-5471,5868,22 \
+    15642,12129,26 38861,177,180 18962,186,103 2734,294,440,T,N 87,185,317}
   best_with_and_without "$res/exchange.db" XCHG=1
 }
 
@@ -209,13 +213,8 @@ deep_space="BM: [32, 64]
   REDUCE: [0]"
 
 phase_deep() {
-  local list file=$res/deep.yaml
-  list=$(shapes deep ${PROBLEMS:-95,72,44232 356,72,32827 108,39,45097 259,148,34071 \
-    507,73,44724 280,197,82012})
-  printf 'family: f1_simt\ndescription: small tiles, deep splits\nknobs:\n  %s\n' "$deep_space" > "$file"
-  tune_into deep 540 "$list" "$file" --strategy exhaustive --lt-algos 0 > /dev/null
-  cat "$res/deep.time"
-  top_candidates "$res/deep.db" 400 > "$res/deep-candidates.txt"
+  search_f1_alone deep 'small tiles, deep splits' 540 "$deep_space" ${PROBLEMS:-95,72,44232 \
+    356,72,32827 108,39,45097 259,148,34071 507,73,44724 280,197,82012}
   best_with_and_without "$res/deep.db" SPLITK=128
   best_with_and_without "$res/deep.db" SPLITK=256
 }
