@@ -1,7 +1,8 @@
 // Launching through the driver: arguments are passed as the one SgemmArgs block, followed by
 // the operands' tensor maps for TMA-fed kernels. Packed operands are copied into the workspace
-// first, by the module's sgemm_pack (or sgemm_pack_transposed) on the same stream. A call's second
-// kernel is a programmatic dependent of its first (kernel_templates/grid_dependency.cuh).
+// first, by the module's sgemm_pack (or sgemm_pack_transposed) on the same stream; with PACK = 1
+// only those TMA cannot address in place at this call's pointers. A call's second kernel is a
+// programmatic dependent of its first (kernel_templates/grid_dependency.cuh).
 #include "jit/sgemm_kernel.hpp"
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ struct PackedCopy {
 };
 
 PackedCopy packed_copy(const PackedOperand& packed, float* workspace, const float* src, int ld) {
-  if (!packed.used) return {src, nullptr, ld, 0, 0, 0};
+  if (!copy_needed(packed, src)) return {src, nullptr, ld, 0, 0, 0};
   return {src, workspace + packed.offset_floats, ld, packed.ld, packed.rows, packed.cols};
 }
 
@@ -35,8 +36,8 @@ constexpr std::size_t kPackMaxBlocks = 1024;  // per operand; the loops stride o
 
 // Blocks for one operand's copy: sgemm_pack takes a float4 per thread, sgemm_pack_transposed a
 // 32 x 32 tile per block.
-unsigned pack_blocks(const PackedOperand& p) {
-  if (!p.used) return 0;
+unsigned pack_blocks(const PackedOperand& p, const PackedCopy& copy) {
+  if (copy.cols == 0) return 0;
   const std::size_t units = p.transposed ? static_cast<std::size_t>((p.rows + 31) / 32) *
                                                static_cast<std::size_t>((p.cols + 31) / 32)
                                          : (p.floats / 4 + kPackThreads - 1) / kPackThreads;
@@ -104,9 +105,12 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
       smem_limit_.store(needed, std::memory_order_release);
     }
   }
-  const bool packed = g.pack_a.used || g.pack_b.used;
+  if ((g.pack_a.used || g.pack_b.used) && !args.workspace)
+    throw Error(ErrorKind::internal, "packed operands but no workspace");
+  PackedCopy a = packed_copy(g.pack_a, args.workspace, args.a, args.lda);
+  PackedCopy b = packed_copy(g.pack_b, args.workspace, args.b, args.ldb);
+  const bool packed = a.cols > 0 || b.cols > 0;
   if (packed) {
-    if (!args.workspace) throw Error(ErrorKind::internal, "packed operands but no workspace");
     const bool transposed = g.pack_a.transposed || g.pack_b.transposed;
     const char* const name = transposed ? "sgemm_pack_transposed" : "sgemm_pack";
     CUfunction& pack = transposed ? pack_transposed_ : pack_;
@@ -115,16 +119,14 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     if (!pack)
       throw Error(ErrorKind::internal,
                   fmt::format("packed operands but the module has no {}", name));
-    PackedCopy a = packed_copy(g.pack_a, args.workspace, args.a, args.lda);
-    PackedCopy b = packed_copy(g.pack_b, args.workspace, args.b, args.ldb);
-    const unsigned blocks = std::max({pack_blocks(g.pack_a), pack_blocks(g.pack_b), 1u});
+    const unsigned blocks = std::max({pack_blocks(g.pack_a, a), pack_blocks(g.pack_b, b), 1u});
     void* pack_params[] = {&a, &b};
     enqueue(pack, {blocks, 1, 2}, {kPackThreads, 1, 1}, 0, stream, pack_params, false);
-    if (g.pack_a.used) {
+    if (a.cols > 0) {
       args.a = a.dst;
       args.lda = a.dst_ld;
     }
-    if (g.pack_b.used) {
+    if (b.cols > 0) {
       args.b = b.dst;
       args.ldb = b.dst_ld;
     }

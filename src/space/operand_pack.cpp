@@ -33,12 +33,24 @@ PackedOperand transposed(int rows, int cols, std::size_t offset) {
 
 }  // namespace
 
+bool copy_needed(const PackedOperand& packed, const void* src) {
+  if (!packed.used) return false;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
+  return !(packed.in_place_when_aligned && aligned);
+}
+
+std::size_t copied_floats_when_aligned(const PackedOperand& packed) {
+  return packed.used && !packed.in_place_when_aligned ? packed.floats : 0;
+}
+
 PackedOperands pack_layout(const ProblemKey& p, std::size_t base_floats) {
   PackedOperands out;
   base_floats = std::max<std::size_t>(base_floats, SGEMM_TILE_COUNTERS);
   const bool a_n = p.transa == Op::N, b_n = p.transb == Op::N;
   out.a = packed(a_n ? p.m : p.k, a_n ? p.k : p.m, base_floats);
   out.b = packed(b_n ? p.k : p.n, b_n ? p.n : p.k, out.a.offset_floats + out.a.floats);
+  out.a.in_place_when_aligned = p.lda % 4 == 0;
+  out.b.in_place_when_aligned = p.ldb % 4 == 0;
   out.end_floats = out.b.offset_floats + out.b.floats;
   return out;
 }

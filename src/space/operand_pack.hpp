@@ -1,7 +1,10 @@
 // Operand packing: a TMA-fed kernel (F2) needs 16-byte aligned operands with leading dimensions
-// that are multiples of 4 floats. With PACK = 1 the launch first copies A and B into the workspace
-// with their leading dimensions rounded up, and sgemm_main reads the copies. C is written in place
-// (F2's epilogue takes the problem's alignment class), so only the operands are copied.
+// that are multiples of 4 floats. With PACK = 1 the launch first copies into the workspace, with
+// its leading dimension rounded up, each of A and B that TMA cannot address in place, and
+// sgemm_main reads the copies. An operand whose own leading dimension is a multiple of 4 is read in
+// place whenever its pointer is 16-byte aligned: the problem's alignment class may come from the
+// other operand or from C alone. C is written in place (F2's epilogue takes the problem's
+// alignment class), so only the operands are ever copied.
 // With PACK = 2 the launch instead copies each K-contiguous operand of an aligned problem
 // transposed, so that sgemm_main reads both operands M- or N-contiguous (dense shared stages,
 // its fastest layout); the other operand is read in place.
@@ -23,7 +26,15 @@ struct PackedOperand {
   std::size_t floats = 0;         // ld * cols (transposed: ld * rows)
   int rows = 0, cols = 0;         // of the operand as stored
   int ld = 0;  // of the copy: rows (transposed: cols) rounded up to a multiple of 4
+  // Not transposed, and the operand's own leading dimension is a multiple of 4: the copy is made
+  // only for a pointer that is not 16-byte aligned (the workspace keeps room for it either way).
+  bool in_place_when_aligned = false;
 };
+
+// Whether the launch copies the operand at `src` (TMA reads it in place otherwise).
+bool copy_needed(const PackedOperand& packed, const void* src);
+// Floats the launch copies where every pointer is 16-byte aligned (as when tuning).
+std::size_t copied_floats_when_aligned(const PackedOperand& packed);
 
 // Copies start on 256-byte boundaries (TMA needs 16 bytes; 256 matches cudaMalloc's own).
 constexpr std::size_t kPackAlignFloats = 64;

@@ -80,11 +80,13 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   e.compute_us =
       per_sm * block_flop / (sm_tflops * 1e6) + std::ceil(per_sm / occupancy) * kBlockFixedUs;
 
-  // Packed copies of A and/or B (an operand not copied has no floats): written once before the
-  // kernel, which then reads them.
-  const bool packs = g.pack_a.used || g.pack_b.used;
-  const double pack_floats = static_cast<double>(g.pack_a.floats + g.pack_b.floats);
-  const double pack_us = packs ? kPackFixedUs + 8.0 * pack_floats / (kPackTbps * 1e6) : 0.0;
+  // Packed copies of A and/or B, written once before the kernel, which then reads them; an
+  // operand TMA reads in place at aligned pointers (as tuned) is not copied.
+  const double pack_floats = static_cast<double>(copied_floats_when_aligned(g.pack_a) +
+                                                 copied_floats_when_aligned(g.pack_b));
+  const double pack_us =
+      pack_floats > 0 ? kPackFixedUs + 8.0 * pack_floats / (kPackTbps * 1e6) : 0.0;
+  const bool packs = g.pack_a.used || g.pack_b.used;  // the workspace holds room for copies
   // The workspace before the copies, beyond its tile counters: the partial sums.
   const double split_floats =
       packs ? static_cast<double>(g.pack_a.used ? g.pack_a.offset_floats : g.pack_b.offset_floats)

@@ -2,12 +2,14 @@
 // and a sample at the edge shapes (not multiples of any tile, K < BK, one row, one column), all
 // four transposes, padded leading dimensions; NaN-poisoned C, beta != 0, against cuBLAS and an
 // FP64 product. In-place points run on 16-byte operands (the only ones TMA addresses); packing
-// points (PACK = 1) on the others: odd leading dimensions and pointers offset by one float;
+// points (PACK = 1) on the others: odd leading dimensions and pointers offset by one float, also
+// where only one operand or C is unaligned (an operand TMA can address is then read in place);
 // transposing points (PACK = 2) on aligned problems with a K-contiguous operand.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 #include "support/gpu_support.hpp"
 #include "verify/tolerance.hpp"
@@ -118,6 +120,30 @@ TEST(F2Tma, PackedOperandsEveryConfigurationEdgeShapesPaddedAndMisaligned) {
   std::vector<testing::Case> cases = testing::unaligned_cases(sample(configs, 4), shapes);
   for (const Knobs& knobs : configs)
     cases.push_back({knobs, testing::make_problem(Op::N, Op::N, 301, 259, 101), 0});
+  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
+  RecordProperty("cases", static_cast<int>(cases.size()));
+}
+
+// Packing points where the class 1 comes from one operand or from C alone: the operand whose own
+// leading dimension TMA takes is read in place at aligned pointers and copied at pointers offset
+// by one float, in all four transposes, at a tail shape and at K < BK.
+TEST(F2Tma, PackedOperandsReadInPlaceWhereTheirOwnLeadingDimensionAllows) {
+  SGT_SKIP_WITHOUT_GPU();
+  auto round_up = [](int ld) { return (ld + 3) / 4 * 4; };
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(default_configs(1), 3))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : {std::array{301, 259, 101}, std::array{130, 67, 5}})
+          for (int odd : {0, 1, 2}) {  // the operand left unaligned: A, B, or C alone
+            ProblemKey p = testing::make_problem(ta, tb, m, n, k);
+            p.lda = odd == 0 ? round_up(p.lda) + 1 : round_up(p.lda);
+            p.ldb = odd == 1 ? round_up(p.ldb) + 1 : round_up(p.ldb);
+            p.ldc = odd == 2 ? round_up(p.ldc) + 1 : round_up(p.ldc) + 4;
+            p.align = alignment_class(p.lda, p.ldb, p.ldc, 0, 0, 0);
+            cases.push_back({knobs, p, 0});
+            cases.push_back({knobs, p, 1});
+          }
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
   RecordProperty("cases", static_cast<int>(cases.size()));
 }

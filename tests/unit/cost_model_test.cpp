@@ -96,6 +96,32 @@ TEST(CostModel, PackedOperandsAddTheirCopiesBeforeTheKernelNotPartials) {
   EXPECT_NEAR(b.time_us - a.time_us, 8.6, 0.5);
 }
 
+// NN 1024 x 1023 x 1023 at lda 1024: TMA reads A in place, so only B's copy (its launch and
+// about 2.8 us of traffic) comes before the kernel; with ldb 1024 too, no copy at all.
+TEST(CostModel, AnOperandReadInPlaceAddsNoCopy) {
+  const ProblemKey odd{Op::N, Op::N, 1024, 1023, 1023, 1027, 1023, 1024, 1};
+  ProblemKey a_aligned = odd;
+  a_aligned.lda = 1024;
+  const DeviceLimits h200;
+  auto packed = [&](const ProblemKey& p) {
+    LaunchGeometry g = tiled(p, 128, 128, 256, 70000);
+    const PackedOperands copies = pack_layout(p, 0);
+    g.pack_a = copies.a;
+    g.pack_b = copies.b;
+    g.workspace_floats = copies.end_floats;
+    return estimate_cost(g, p, h200);
+  };
+  const CostEstimate both = packed(odd), b_only = packed(a_aligned);
+  EXPECT_EQ(both.compute_us, b_only.compute_us);
+  // 1024 x 1023 floats read and written at the copies' 3 TB/s.
+  EXPECT_NEAR(both.time_us - b_only.time_us, 8.0 * 1024 * 1023 / 3e6, 0.01);
+  ProblemKey c_only = a_aligned;
+  c_only.ldb = 1024;
+  const CostEstimate none = packed(c_only);
+  EXPECT_NEAR(none.time_us, none.compute_us > none.memory_us ? none.compute_us : none.memory_us,
+              1e-9);
+}
+
 TEST(CostModel, TransposingAKContiguousOperandPaysOffOnlyWhereTheKernelOutweighsTheCopy) {
   // F2 on NN: B K-contiguous in place, or copied transposed so that both operands are read
   // M/N-contiguous (PACK = 2).

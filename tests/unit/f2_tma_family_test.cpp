@@ -154,6 +154,38 @@ TEST(F2TmaFamily, PackedOperandsFollowTheRestOfTheWorkspaceOnAlignedColumns) {
   EXPECT_GT(f2().complexity(packed), f2().complexity(base()));
 }
 
+// The problem's class 1 may come from one operand, or from C alone: an operand whose own leading
+// dimension TMA takes is copied only at a call whose pointer for it is not 16-byte aligned.
+TEST(F2TmaFamily, PackedOperandsWithALeadingDimensionTmaTakesAreCopiedOnlyAtUnalignedPointers) {
+  const Knobs packed = with(base(), "PACK", 1);
+  // NN 1024 x 1025 x 1027: lda 1024 (TMA reads A in place), ldb 1027 (B is copied).
+  const LaunchGeometry g =
+      f2().geometry(packed, problem(1024, 1025, 1027, Op::N, Op::N, 1), kDevice);
+  ASSERT_TRUE(g.pack_a.used && g.pack_b.used);  // room for both copies either way
+  EXPECT_TRUE(g.pack_a.in_place_when_aligned);
+  EXPECT_FALSE(g.pack_b.in_place_when_aligned);
+  alignas(16) static const float operand[8] = {};
+  EXPECT_FALSE(copy_needed(g.pack_a, operand));
+  EXPECT_TRUE(copy_needed(g.pack_a, operand + 1));
+  EXPECT_TRUE(copy_needed(g.pack_a, operand + 2));
+  EXPECT_TRUE(copy_needed(g.pack_b, operand));
+  EXPECT_EQ(copied_floats_when_aligned(g.pack_a), 0u);
+  EXPECT_EQ(copied_floats_when_aligned(g.pack_b), 1028u * 1025u);
+  // TN 1000 x 1300 x 700 with ldc 1001: only C makes the class 1, so nothing is copied.
+  ProblemKey c_only = problem(1000, 1300, 700, Op::T, Op::N, 1);
+  c_only.ldc = 1001;
+  const LaunchGeometry t = f2().geometry(packed, c_only, kDevice);
+  EXPECT_FALSE(copy_needed(t.pack_a, operand));
+  EXPECT_FALSE(copy_needed(t.pack_b, operand));
+  EXPECT_TRUE(copy_needed(t.pack_b, operand + 3));
+  // Transposed copies (PACK = 2) are made whatever the pointers.
+  const LaunchGeometry x =
+      f2().geometry(with(base(), "PACK", 2), problem(1024, 1024, 1024, Op::N, Op::N, 4), kDevice);
+  ASSERT_TRUE(x.pack_b.used);
+  EXPECT_TRUE(copy_needed(x.pack_b, operand));
+  EXPECT_FALSE(copy_needed(x.pack_a, operand));  // A is already M-contiguous
+}
+
 TEST(F2TmaFamily, TransposedPackingCopiesOnlyKContiguousOperandsAndReadsThemAsNt) {
   const Knobs tp = with(base(), "PACK", 2);
   // NN 300 x 200 x 100: B (stored 100 x 200) copied as 200 x 100 (ld 200); A read in place.

@@ -1,7 +1,7 @@
 # What tuning costs with the shipped settings (configs/measure.yaml), from a cold compile cache
 # into a fresh database, over the public suite and the sweep (configs/shapes/{public,sweep}.csv):
-#   tests (default): the GPU tests of the Timer, the tuner, crash isolation, cuBLASLt, the dispatcher
-#     and tuning on use (alone and under concurrency);
+#   tests (default): the GPU tests (TESTS, a gtest filter; default: the Timer, the tuner, crash
+#     isolation, cuBLASLt, the dispatcher and tuning on use, alone and under concurrency);
 #   tune: the public suite, then the sweep, one `tune` run each, within BUDGET seconds (a run cut
 #     by the budget is resumed by calling the phase again, PART=2 naming the second part's logs;
 #     on a fresh machine from .device-state/new.db, the database the previous part brought back);
@@ -63,7 +63,7 @@ restore_new_db() {
 }
 
 phase_tests() {
-  gpu_tests timer 'TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:CublasLtGemm.*:Dispatcher*:TuneOnUse*:Concurrency*' "${TESTS_SECONDS:-240}"
+  gpu_tests timer "${TESTS:-TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:CublasLtGemm.*:Dispatcher*:TuneOnUse*:Concurrency*}" "${TESTS_SECONDS:-240}"
 }
 
 phase_tune() {
