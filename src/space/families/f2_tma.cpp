@@ -1,9 +1,9 @@
 // Family F2 (kernel_templates/f2_tma.cu): TMA-fed SIMT SGEMM for sm_90. Its knobs, the
 // constraints that mirror the template's static_asserts and resource limits, NVRTC defines,
 // launch geometry (split-K over blockIdx.z or stream-K over a persistent grid, summed in the
-// kernel), the tensor-map boxes the launch encodes and, with PACK = 1, the aligned copies of A
-// and B it makes for operands TMA cannot address in place; with PACK = 2, the transposed copies of
-// K-contiguous operands that let sgemm_main read both operands in its fastest layout.
+// kernel), the tensor-map boxes the launch encodes and, with PACK = 1, room for the aligned copies
+// of A and B it makes of operands TMA cannot address in place; with PACK = 2, the transposed copies
+// of K-contiguous operands that let sgemm_main read both operands in its fastest layout.
 #include <fmt/format.h>
 
 #include <algorithm>
