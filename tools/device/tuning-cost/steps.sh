@@ -63,7 +63,9 @@ restore_new_db() {
 }
 
 phase_tests() {
-  gpu_tests timer "${TESTS:-TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:CublasLtGemm.*:Dispatcher*:TuneOnUse*:Concurrency*}" "${TESTS_SECONDS:-240}"
+  local all='TimerTest.*:TunerGpu.*:CrashIsolation.*:GemmChecker.*:CublasLtGemm.*:Dispatcher*'
+  all+=':TuneOnUse*:RouteKinds/Concurrency.*:Concurrency*'
+  gpu_tests timer "${TESTS:-$all}" "${TESTS_SECONDS:-240}"
 }
 
 phase_tune() {
