@@ -1,6 +1,7 @@
 // The dispatcher under concurrency: every route kind the families produce (one kernel, an operand
-// copy then the kernel, the kernel then a split-K reduction, in-kernel split-K with tile
-// counters, a cuBLASLt algorithm, cuBLAS) under every calling pattern (calls alternating between
+// copy then the kernel, a copy made or not per call as the call's pointer allows, the kernel then
+// a split-K reduction, in-kernel split-K with tile counters, a cuBLASLt algorithm, cuBLAS) under
+// every calling pattern (calls alternating between
 // two streams, eight threads on one handle and one stream, eight threads on one handle with
 // streams of their own, eight threads with handles of their own, graph capture of first calls
 // replayed beside calls outside the graph). Every result is compared bit for bit with the same
@@ -46,7 +47,9 @@ struct KindCase {
   std::string family;  // what sgemmDescribe must report
   WinnerRecord winner;
   std::vector<DeviceBuffer<float>> a, b;
+  std::vector<int> a_offset;  // floats each set's A pointer lies past its allocation's start
   std::vector<std::vector<float>> alone;
+  const float* a_of(int set) const { return a[set].get() + a_offset[set]; }
 };
 
 // The first configuration of the family's default space whose launch for p has the wanted shape.
@@ -103,13 +106,13 @@ sgemmOperation_t op(Op o) { return o == Op::N ? SGEMM_OP_N : SGEMM_OP_T; }
 
 sgemmStatus_t call_on(sgemmHandle_t h, cudaStream_t s, const KindCase& kc, int set, float* c) {
   const ProblemKey& p = kc.p;
-  return sgemmSgemmOnStream(h, s, op(p.transa), op(p.transb), p.m, p.n, p.k, &kAlpha,
-                            kc.a[set].get(), p.lda, kc.b[set].get(), p.ldb, &kBeta, c, p.ldc);
+  return sgemmSgemmOnStream(h, s, op(p.transa), op(p.transb), p.m, p.n, p.k, &kAlpha, kc.a_of(set),
+                            p.lda, kc.b[set].get(), p.ldb, &kBeta, c, p.ldc);
 }
 
 sgemmStatus_t call_handle_stream(sgemmHandle_t h, const KindCase& kc, int set, float* c) {
   const ProblemKey& p = kc.p;
-  return sgemmSgemm(h, op(p.transa), op(p.transb), p.m, p.n, p.k, &kAlpha, kc.a[set].get(), p.lda,
+  return sgemmSgemm(h, op(p.transa), op(p.transb), p.m, p.n, p.k, &kAlpha, kc.a_of(set), p.lda,
                     kc.b[set].get(), p.ldb, &kBeta, c, p.ldc);
 }
 
@@ -143,6 +146,12 @@ Suite make_suite() {
     return g.k_splits == 1 && g.workspace_floats == 0 && !g.pack_a.used && !g.pack_b.used;
   };
   const auto packed = [](const LaunchGeometry& g) { return g.pack_a.used || g.pack_b.used; };
+  // Class 1 through ldb alone: F2's PACK = 1 copies B at every call and A only at a call whose A
+  // pointer is not 16-byte aligned (the second operand set's, offset by one float).
+  ProblemKey a_in_place = nn(256, 256, 2048 + 128);
+  a_in_place.ldb += 1;
+  a_in_place.align = 1;
+  const std::map<std::string, std::vector<int>> a_offsets = {{"copy_per_call", {0, 1, 0}}};
   const auto reduced = [](const LaunchGeometry& g) {
     return g.has_reduce && !g.pack_a.used && !g.pack_b.used;
   };
@@ -152,6 +161,7 @@ Suite make_suite() {
   const std::vector<std::pair<std::string, WinnerRecord>> winners = {
       {"one_kernel", kernel_winner(nn(256, 256, 2048), "f1_simt", plain)},
       {"pack_then_main", kernel_winner(nn(256, 256, 2048 + 64), "f2_tma", packed)},
+      {"copy_per_call", kernel_winner(a_in_place, "f2_tma", packed)},
       {"main_then_reduce", kernel_winner(nn(256, 256, 4096), "f1_simt", reduced)},
       {"split_k_counters", kernel_winner(nn(256, 256, 4096 + 64), "f1_simt", counted)},
       {"cublaslt", lt_winner(nn(320, 320, 4096))},
@@ -176,16 +186,18 @@ Suite make_suite() {
     const std::size_t count_c = static_cast<std::size_t>(elements_c(kc->p));
     s.max_c = std::max(s.max_c, count_c);
     DeviceBuffer<float> c(count_c), ref(count_c);
+    const auto offsets = a_offsets.find(name);
     for (int set = 0; set < kSets; ++set) {
-      kc->a.emplace_back(elements_a(kc->p));
+      kc->a_offset.push_back(offsets == a_offsets.end() ? 0 : offsets->second[set]);
+      kc->a.emplace_back(elements_a(kc->p) + kc->a_offset.back());
       kc->b.emplace_back(elements_b(kc->p));
       env.utility.fill_uniform(env.stream.get(), kc->a.back().get(), kc->a.back().size(), seed++);
       env.utility.fill_uniform(env.stream.get(), kc->b.back().get(), kc->b.back().size(), seed++);
       poison(c.get(), count_c, env.stream.get());
       if (call_on(h, env.stream.get(), *kc, set, c.get()) != SGEMM_STATUS_SUCCESS)
         throw Error(ErrorKind::internal, name + ": the call alone failed");
-      env.cublas.sgemm(env.stream.get(), kc->p, kAlpha, kc->a.back().get(), kc->b.back().get(),
-                       0.0f, ref.get());
+      env.cublas.sgemm(env.stream.get(), kc->p, kAlpha, kc->a_of(set), kc->b.back().get(), 0.0f,
+                       ref.get());
       const DiffNorms d = env.utility.diff(env.stream.get(), c.get(), kc->p.ldc, ref.get(),
                                            kc->p.ldc, kc->p.m, kc->p.n);
       if (d.nonfinite > 0 || std::sqrt(d.diff_sq / d.ref_sq) > 1e-5)
@@ -436,8 +448,9 @@ TEST_P(Concurrency, EveryResultMatchesTheCallMadeAlone) {
 
 INSTANTIATE_TEST_SUITE_P(
     RouteKinds, Concurrency,
-    ::testing::Combine(::testing::Values("one_kernel", "pack_then_main", "main_then_reduce",
-                                         "split_k_counters", "cublaslt", "cublas", "mixed"),
+    ::testing::Combine(::testing::Values("one_kernel", "pack_then_main", "copy_per_call",
+                                         "main_then_reduce", "split_k_counters", "cublaslt",
+                                         "cublas", "mixed"),
                        ::testing::Values(Pattern::alternating_streams, Pattern::threads_one_stream,
                                          Pattern::threads_own_streams, Pattern::threads_own_handles,
                                          Pattern::graph_capture)),
@@ -452,7 +465,8 @@ TEST(ConcurrencyStreams, ShortLivedStreamsNeverShareScratch) {
   SGT_SKIP_WITHOUT_GPU();
   std::vector<const KindCase*> kinds;
   for (const auto& kc : suite().kinds)
-    if (kc->name == "main_then_reduce" || kc->name == "pack_then_main" || kc->name == "cublaslt")
+    if (kc->name == "main_then_reduce" || kc->name == "pack_then_main" ||
+        kc->name == "copy_per_call" || kc->name == "cublaslt")
       kinds.push_back(kc.get());
   sgemmHandle_t h = nullptr;
   ASSERT_EQ(sgemmCreate(&h, suite().database.c_str()), SGEMM_STATUS_SUCCESS);
