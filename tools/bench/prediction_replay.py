@@ -5,8 +5,8 @@
 
 The database holds, per problem, the winner and every screened candidate with its screening
 median and cuBLAS's time in the same screening (a `sgemm-tune tune` database, such as
-tests/data/h100-suites.db.gz: the public suite and the sweep tuned on an H100 with the shipped
-settings). Databases tuned since cuBLASLt's screening is recorded also hold every correct
+tests/data/h100-suites.db.gz or h200-suites.db.gz: the public suite and the sweep tuned on an
+H100 or an H200 with the shipped settings). Databases tuned since cuBLASLt's screening is recorded also hold every correct
 cuBLASLt algorithm screened on each problem (family "cublaslt"). The problems are shuffled (seed)
 and split into folds; each fold in turn is held out, a rule picks a configuration for each
 held-out problem from the other folds only, and the pick is
