@@ -8,8 +8,8 @@
 #   waves: F4 exhaustively over a space wider than its default (K split into 2 and 4 waves of
 #     blocks, BS 8 and 32, 4 stages; $wide_space) on the sweep's skinny problems that stream
 #     furthest below the bandwidth ($SKINNY: rows "M,N,K", NN at their own leading dimensions),
-#     cuBLAS in the same rounds; then Nsight Compute over the bench of the first two on the new
-#     database and on the shipped one.
+#     cuBLAS in the same rounds; then Nsight Compute over the bench of the first $PROFILED
+#     (default 2) on the new database and on the shipped one.
 default_phase=stride
 
 phase_stride() {
@@ -61,7 +61,7 @@ phase_waves() {
   echo "$wide_space" > "$res/wide.yaml"
   tune_into waves 330 "$list" "$res/wide.yaml" --strategy exhaustive
   sgemm-tune import tuner_db/nvidia-h200.json --db "$work/shipped.db" > "$res/import.log" 2>&1
-  for row in "${rows[@]:0:2}"; do
+  for row in "${rows[@]:0:${PROFILED:-2}}"; do
     local one db
     one=$(shapes "p-${row//,/x}" "$row")
     for db in waves:$res/waves.db shipped:$work/shipped.db; do
