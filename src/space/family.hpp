@@ -40,8 +40,12 @@ struct LaunchGeometry {
   std::size_t workspace_floats = 0;  // device workspace the launch needs, in floats
   int tile_m = 0, tile_n = 0;        // C elements one block computes, rows x columns (cost model)
   bool c_sector_windows = false;     // C stored in sector-aligned windows (F1's CWIN)
-  TmaTile tma_a, tma_b;              // both used, or neither
-  PackedOperand pack_a, pack_b;      // copies in the workspace, after the rest (transposed: either)
+  // An operand of stream_floats read stream_passes times by blocks that do not run together
+  // (F4: its streamed operand, once per tile of the small dimension; cost model).
+  double stream_floats = 0;
+  int stream_passes = 1;
+  TmaTile tma_a, tma_b;          // both used, or neither
+  PackedOperand pack_a, pack_b;  // copies in the workspace, after the rest (transposed: either)
 };
 
 // Device limits the constraints are checked against (from DeviceInfo, or sm_90 defaults).

@@ -14,6 +14,8 @@ namespace {
 
 constexpr int kSmemPerSm = 233472;  // 228 KB per SM on sm_90
 constexpr double kL2Tbps = 11.0;    // L2 to SM bandwidth, all SMs together
+// What L2 keeps of an operand that is read again later: the H100's 50 MiB (the H200 has 60).
+constexpr double kL2Bytes = 50.0 * 1024 * 1024;
 constexpr double kIssueHalf = 1.0;  // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;   // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;  // the split-K reduce's launch
@@ -96,8 +98,13 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
   // split-K partials written.
   const double mn = static_cast<double>(p.m) * p.n;
   const bool c_in_passes = p.ldc % 4 != 0 && !g.c_sector_windows;
+  // An operand streamed again by blocks that run later comes from L2 (counted above) where L2
+  // holds all of it; a larger one has replaced its own first lines by then: HBM again.
+  const double reread_bytes = 4.0 * g.stream_floats * std::max(g.stream_passes - 1, 0);
+  const double hbm_reread = 4.0 * g.stream_floats > kL2Bytes ? reread_bytes : 0.0;
   const double bytes = 4.0 * (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n) +
-                       4.0 * mn / (c_in_passes ? kUnalignedCRate : 1.0) + 4.0 * partial_floats;
+                       4.0 * mn / (c_in_passes ? kUnalignedCRate : 1.0) + 4.0 * partial_floats +
+                       hbm_reread;
   e.memory_us =
       std::max(bytes / (bandwidth_tbps * 1e6), l2_bytes / (kL2Tbps * 1e6 * e.wave_efficiency));
   // The final sum comes after the partials: it reads them all and writes C, in a second launch

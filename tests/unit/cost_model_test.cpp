@@ -161,6 +161,27 @@ TEST(CostModel, AnUnalignedCIsWrittenSlowerUnlessInSectorWindows) {
                    estimate_cost(windows, aligned, h200).memory_us);
 }
 
+TEST(CostModel, AStreamLargerThanL2ReadAgainPerTileComesFromHbmAgain) {
+  // F4 on NN 39030x8x1151 in S tiles of 4: A (180 MB) streams once per tile, so twice.
+  const ProblemKey p{Op::N, Op::N, 39030, 8, 1151, 39030, 1151, 39030, 1};
+  const DeviceLimits h200;
+  LaunchGeometry one = tiled(p, 128, 8, 256, 66000);
+  one.stream_floats = 39030.0 * 1151;
+  LaunchGeometry two = tiled(p, 128, 4, 256, 66000);
+  two.stream_floats = one.stream_floats;
+  two.stream_passes = 2;
+  const CostEstimate e1 = estimate_cost(one, p, h200), e2 = estimate_cost(two, p, h200);
+  EXPECT_NEAR(e2.memory_us - e1.memory_us, 4.0 * 39030 * 1151 / 4.3e6, 1e-6);  // 4.3 TB/s
+  EXPECT_GT(e2.time_us, e1.time_us);
+  // An operand L2 holds whole (4 MB) comes from L2 the second time: no HBM traffic added.
+  const ProblemKey q{Op::N, Op::N, 4096, 8, 256, 4096, 256, 4096, 4};
+  LaunchGeometry once = tiled(q, 128, 4, 256, 66000);
+  once.stream_floats = 4096.0 * 256;
+  LaunchGeometry again = once;
+  again.stream_passes = 2;
+  EXPECT_EQ(estimate_cost(again, q, h200).memory_us, estimate_cost(once, q, h200).memory_us);
+}
+
 TEST(CostModel, EmptyGridsHaveNoEstimate) {
   LaunchGeometry g;
   g.grid.x = 0;

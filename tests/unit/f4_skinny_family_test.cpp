@@ -273,6 +273,18 @@ TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
   EXPECT_LE(many.reduce_block.x * many.reduce_block.y, 1024u);
 }
 
+TEST(F4SkinnyFamily, TheStreamedOperandIsReadOncePerTileOfTheSmallDimension) {
+  const ProblemKey p = problem(39030, 8, 1151);
+  const LaunchGeometry two = f4().geometry(with(with(base(), "BS", 4), "TS", 4), p, kDevice);
+  EXPECT_EQ(two.grid.y, 2u);
+  EXPECT_EQ(two.stream_passes, 2);
+  EXPECT_EQ(two.stream_floats, 39030.0 * 1151);
+  EXPECT_EQ(f4().geometry(base(), p, kDevice).stream_passes, 1);
+  // Small M: B is the streamed operand, n x k.
+  const LaunchGeometry b = f4().geometry(base(), problem(5, 8835, 2842, Op::N, Op::N, 1), kDevice);
+  EXPECT_EQ(b.stream_floats, 8835.0 * 2842);
+}
+
 // Every configuration of the default space on a spread of claimed problems: the grid covers the
 // output, splits are disjoint and non-empty and cover K, resources are within the device.
 TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {

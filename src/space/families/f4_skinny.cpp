@@ -443,6 +443,9 @@ class F4Skinny final : public Family {
     const int big_tile = direct ? direct_bg(s) : s.bg;
     g.tile_m = l.small_m ? s.bs : big_tile;
     g.tile_n = l.small_m ? big_tile : s.bs;
+    // The grid walks the big dimension first, so each further tile of S streams X again.
+    g.stream_floats = static_cast<double>(big) * static_cast<double>(p.k);
+    g.stream_passes = static_cast<int>(g.grid.y);
     const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
     const int tiles_int = static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30));
     int splits = 0;
