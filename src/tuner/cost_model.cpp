@@ -19,6 +19,14 @@ constexpr double kL2Bytes = 50.0 * 1024 * 1024;
 constexpr double kIssueHalf = 1.0;  // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;   // resident warps per SM at which latency is half hidden
 constexpr double kReduceFixedUs = 2.0;  // the split-K reduce's launch
+// Splits summed in the kernel (REDUCE = 1): each split fences its partials and counts in, and
+// the last block of each output tile then reads all the tile's partials alone, at one block's
+// rate. Fitted to same-configuration pairs (docs/findings.md, "Splits summed in the kernel only
+// where tiles are many and splits few"): 64x64x65536, one tile of 128 splits, 70.2 us summed in
+// the kernel and 25.7 in sgemm_reduce (2.1 MB by one block: about 45 GB/s); on 9x37x53 and
+// 11x315x99 (H100) a split summed in the kernel ran 1.5-2.5 us behind the same tile unsplit.
+constexpr double kInKernelSumFixedUs = 1.5;
+constexpr double kLastBlockSumTbps = 0.045;
 // Packing's copies: sgemm_pack's launch, then bytes read plus written. Measured as packed points
 // less the same points in place on aligned twins: 8.7 us on 1023x1025x1027, 3.5 us on 257x511x129
 // (docs/findings.md, "Packed operands"; cudaMemcpy2DAsync took 16.9 and 6.4).
@@ -109,9 +117,19 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
       std::max(bytes / (bandwidth_tbps * 1e6), l2_bytes / (kL2Tbps * 1e6 * e.wave_efficiency));
   // The final sum comes after the partials: it reads them all and writes C, in a second launch
   // (sgemm_reduce) or in the last block of each tile (REDUCE = 1).
-  const double reduce_us = g.k_splits > 1 ? (g.has_reduce ? kReduceFixedUs : 0.0) +
-                                                4.0 * (partial_floats + mn) / (bandwidth_tbps * 1e6)
-                                          : 0.0;
+  double reduce_us = 0;
+  if (g.k_splits > 1) {
+    reduce_us = 4.0 * (partial_floats + mn) / (bandwidth_tbps * 1e6);
+    if (g.has_reduce) {
+      reduce_us += kReduceFixedUs;
+    } else {
+      // The tiles' last blocks are spread over the SMs; one SM sums ceil(tiles / SMs) in turn.
+      const double tiles = std::max(blocks / g.k_splits, 1.0);
+      const double serial_us =
+          std::ceil(tiles / sms) * 4.0 * partial_floats / tiles / (kLastBlockSumTbps * 1e6);
+      reduce_us = kInKernelSumFixedUs + std::max(reduce_us, serial_us);
+    }
+  }
   e.time_us = pack_us + std::max(e.compute_us, e.memory_us) + reduce_us;
   return e;
 }

@@ -273,6 +273,35 @@ TEST(F4Direct, PaddedLeadingDimensionsAndMisalignedPointers) {
   EXPECT_GT(expect_correct(family, cases), 0);
 }
 
+// Family F4's tiles of 8 and 32 along the small side: for each, a ring point unsplit, split and
+// summed by sgemm_reduce, and split and summed in the kernel, where the small side leaves a
+// remainder tile (BS + 1 columns, BS - 1 rows), all four transposes, minimal and padded leading
+// dimensions and misaligned pointers.
+TEST(F4SmallSideTiles, EightAndThirtyTwoWithRemaindersSplitOrNot) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f4_skinny");
+  std::vector<testing::Case> cases;
+  for (const int bs : {8, 32}) {
+    std::vector<Knobs> unsplit, reduce, fused;
+    for (const Knobs& k : testing::default_space_configs(family)) {
+      if (k.at("BS") != bs || k.at("DIRECT") != 0) continue;
+      if (k.at("SPLITK") == 0) unsplit.push_back(k);
+      if (k.at("SPLITK") == 1) (k.at("REDUCE") == 0 ? reduce : fused).push_back(k);
+    }
+    ASSERT_FALSE(unsplit.empty() || reduce.empty() || fused.empty())
+        << "the default space lacks a BS = " << bs << " point of each kind";
+    std::vector<Knobs> configs;
+    for (const auto* kind : {&unsplit, &reduce, &fused}) configs.push_back(sample(*kind, 1)[0]);
+    const std::vector<std::array<int, 3>> shapes = {{1001, bs + 1, 3001}, {bs - 1, 1001, 515}};
+    for (const testing::Case& c : padded_and_misaligned(configs, shapes)) cases.push_back(c);
+    add_minimal_cases(cases, configs, shapes);
+  }
+  const long implementable = implementable_count(family, cases);
+  EXPECT_EQ(implementable, static_cast<long>(cases.size()));
+  EXPECT_GE(split_cases(family, cases), static_cast<int>(cases.size()) / 2);
+  EXPECT_EQ(expect_correct(family, cases), implementable);
+}
+
 // Family F4 under both L2 policies of the streamed operand (EVICT 0 and 1; the default space holds
 // one of them): a sample of the default space's ring and DIRECT configurations with each policy,
 // at the edge shapes, all four transposes, padded leading dimensions and misaligned pointers (the

@@ -74,6 +74,38 @@ TEST(CostModel, SplitKPaysForItsPartialsAndTheReduceAfterwards) {
   EXPECT_GT(b.time_us, a.time_us);
 }
 
+// K split `splits` ways over the tiles of `g`, summed by sgemm_reduce or in the kernel.
+LaunchGeometry split_k(LaunchGeometry g, const ProblemKey& p, int splits, bool second_kernel) {
+  g.grid.z = static_cast<unsigned>(splits);
+  g.k_splits = splits;
+  g.k_slice = (p.k + splits - 1) / splits;
+  g.has_reduce = second_kernel;
+  g.workspace_floats = SGEMM_TILE_COUNTERS + std::size_t{static_cast<std::size_t>(splits)} *
+                                                 static_cast<std::size_t>(p.m) * p.n;
+  return g;
+}
+
+TEST(CostModel, SplitsSummedInTheKernelWaitOnEachTilesLastBlock) {
+  const DeviceLimits h200;
+  // 64x64x65536 in one tile of 128 splits: one block reads all 2 MB of partials alone (measured
+  // 70.2 us against 25.7 with sgemm_reduce).
+  const ProblemKey deep{Op::N, Op::N, 64, 64, 65536, 64, 65536, 64, 4};
+  const LaunchGeometry tile = tiled(deep, 64, 64, 256, 50000);
+  const CostEstimate in_kernel = estimate_cost(split_k(tile, deep, 128, false), deep, h200);
+  const CostEstimate second = estimate_cost(split_k(tile, deep, 128, true), deep, h200);
+  EXPECT_GT(in_kernel.time_us, second.time_us + 30.0);
+  // 2048^2 in 256 tiles of 2 splits: each SM sums two tiles, and no second launch waits.
+  const ProblemKey wide{Op::N, Op::N, 2048, 2048, 512, 2048, 512, 2048, 4};
+  const LaunchGeometry tiles = tiled(wide, 128, 128, 256, 40000);
+  EXPECT_LT(estimate_cost(split_k(tiles, wide, 2, false), wide, h200).time_us,
+            estimate_cost(split_k(tiles, wide, 2, true), wide, h200).time_us);
+  // Even a tiny split pays its fences and arrival counters: 9x37x53 unsplit ran 1.5-2.5 us faster.
+  const ProblemKey tiny{Op::N, Op::N, 9, 37, 53, 9, 53, 9, 1};
+  const LaunchGeometry small = tiled(tiny, 32, 32, 256, 20000);
+  EXPECT_GT(estimate_cost(split_k(small, tiny, 2, false), tiny, h200).time_us,
+            estimate_cost(small, tiny, h200).time_us);
+}
+
 TEST(CostModel, PackedOperandsAddTheirCopiesBeforeTheKernelNotPartials) {
   ProblemKey p = square(1023);
   p.align = 1;
