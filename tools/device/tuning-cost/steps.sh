@@ -26,8 +26,9 @@
 #     $BENCH_SECONDS;
 #   retune: the problems of $SHAPES (a shape list) tuned again (--retune) in a copy of the database
 #     an earlier visit brought back ($STATE_DB, default .device-state/h100.db), into new.db, whose
-#     winners are exported (nvidia-h100.json; new.db comes back too): a kernel change measured on
-#     the problems it can move, the rest of the database kept; then the suites phase benches it.
+#     winners are exported (nvidia-h100.json or nvidia-h200.json, after the GPU; new.db comes back
+#     too): a kernel change measured on the problems it can move, the rest of the database kept;
+#     then the suites phase benches it.
 #   compare: the problems of $SHAPES benched on new.db (what retune made) and on the database it
 #     started from ($STATE_DB), one after the other in one visit, against cuBLAS and cuBLASLt's
 #     best of 8: a kernel change measured on one unit, before and after;
@@ -163,7 +164,9 @@ phase_retune() {
   cp "${STATE_DB:-.device-state/h100.db}" "$work/new.db"
   timed retune sgemm-tune tune --shapes "$SHAPES" --db "$work/new.db" --retune --json
   grep -E "^info: (NN|NT|TN|TT) .*us, cuBLAS" "$res/retune.log" | cut -c1-220
-  sgemm-tune export --db "$work/new.db" --winners-only -o "$res/nvidia-h100.json"
+  local model=h100
+  nvidia-smi -L | grep -q H200 && model=h200
+  sgemm-tune export --db "$work/new.db" --winners-only -o "$res/nvidia-$model.json"
   cp "$SHAPES" "$work/new.db" "$res/"
 }
 
