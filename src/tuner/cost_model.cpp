@@ -18,6 +18,7 @@ constexpr double kL2Tbps = 11.0;    // L2 to SM bandwidth, all SMs together
 constexpr double kL2Bytes = 50.0 * 1024 * 1024;
 constexpr double kIssueHalf = 1.0;  // FMAs per shared operand read at which issue is half efficient
 constexpr double kLatencyWarps = 1.0;   // resident warps per SM at which latency is half hidden
+constexpr double kSubPartitions = 4.0;  // FP32 issue slots per SM, one warp each per cycle
 constexpr double kReduceFixedUs = 2.0;  // the split-K reduce's launch
 // Splits summed in the kernel (REDUCE = 1): each split fences its partials and counts in, and
 // the last block of each output tile then reads all the tile's partials alone, at one block's
@@ -82,7 +83,9 @@ CostEstimate estimate_cost(const LaunchGeometry& g, const ProblemKey& p, const D
     const double per_thread = flop / (blocks * threads);
     issue = per_thread / (per_thread + 4096.0);
   }
-  const double latency = resident_warps / (resident_warps + kLatencyWarps);
+  // A warp issues on one of the SM's four sub-partitions: fewer than four warps leave some idle.
+  const double latency = resident_warps / (resident_warps + kLatencyWarps) *
+                         std::min(1.0, resident_warps / kSubPartitions);
   const double sm_tflops = peak_tflops / sms * issue * latency;
   // A block issues the FMAs of its whole tile, also where the tile overhangs the matrix.
   const double block_flop =

@@ -47,6 +47,16 @@ TEST(CostModel, ABlockPerSmIsNotChargedForEmptySlots) {
   EXPECT_NEAR(estimate_cost(g, q, DeviceLimits{}).wave_efficiency, 133.0 / 264.0, 1e-12);
 }
 
+TEST(CostModel, FewerWarpsThanSubPartitionsLeaveIssueSlotsIdle) {
+  // One block per SM, 32 outputs per thread either way: 64x64 tiles on four warps finish twice
+  // the FMAs of 32x64 tiles on two warps sooner, since two warps issue on two of four slots.
+  const ProblemKey p{Op::N, Op::N, 4224, 64, 65536, 4224, 65536, 4224, 4};
+  LaunchGeometry two = tiled(p, 32, 64, 64, 20000), four = tiled(p, 64, 64, 128, 20000);
+  two.grid.x = four.grid.x = 132;
+  const DeviceLimits h200;
+  EXPECT_LT(estimate_cost(four, p, h200).compute_us, estimate_cost(two, p, h200).compute_us);
+}
+
 TEST(CostModel, ATileOverhangingASkinnyMatrixCostsItsWholeWork) {
   // N = 16: a 128 x 64 tile computes four times the useful columns, a 256 x 16 tile none extra.
   const ProblemKey p{Op::N, Op::N, 4096, 16, 4096, 4096, 4096, 4096, 4};
