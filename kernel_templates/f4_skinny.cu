@@ -2,7 +2,8 @@
 // The big operand streams once through a cp.async ring in its stored layout; sliced-K across warps
 // and split-K over the grid, both reduced in a fixed order (shared memory, then sgemm_reduce, or
 // with REDUCE = 1 the last block of each output tile); with EVICT = 1 the big operand is read
-// under an L2 evict-first policy.
+// under an L2 evict-first policy; with WIN = 1 a big operand below 16-byte alignment is still
+// copied 16 bytes at a time.
 #include "grid_dependency.cuh"
 #include "sgemm_args.h"
 
@@ -46,6 +47,9 @@
 #ifndef EVICT
 #define EVICT 0  // 1: the streamed operand is read with L2 evict-first priority (it is read once)
 #endif
+#ifndef WIN
+#define WIN 0  // 1: X (G-contiguous, ALIGN < 4) copied as 16-byte-aligned windows of its rows
+#endif
 // Problem class, from the ProblemKey.
 #ifndef TRANS_A
 #define TRANS_A 0
@@ -79,10 +83,19 @@ constexpr int kTPK = kThreads / KSL;  // threads of one K slice
 constexpr int kGT = kTPK / kSG;       // threads along G in one K slice
 constexpr int kBG = kGT * TG;         // block tile along G
 constexpr int kKPS = BK / KSL;        // k of each stage one K slice computes
+// WIN = 1, for X contiguous along G whose rows start off 16-byte boundaries (an odd leading
+// dimension or pointer): each k row of a stage is copied as the 16-byte-aligned window around it,
+// one float4 more than the row, so every copy is a whole 16-byte one (as in class 4) instead of
+// ALIGN floats. Row k then sits xr_k floats into its shared row, xr_k being its start's offset
+// within 16 bytes; xr_k repeats every 4 k, since BK and each K slice's share are multiples of 4.
+// Lanes take consecutive rows of G and read X a float at a time: conflict-free at any offset.
+// (A function, not a constant: each namespace constant is emitted into the cubin's constant bank.)
+constexpr bool windows() { return WIN == 1 && kXG && ALIGN < 4; }
 // Shared layouts follow the global ones so every copy is a straight cp.async:
-// X G-contiguous: [k][g], pitch BG; K-contiguous: [g][k], pitch BK + 4 (rows 16-byte aligned,
-// and BK/4 + 1 odd, so 8 lanes reading 8 consecutive rows hit 8 different 16-byte bank groups).
-constexpr int kXP = kXG ? kBG : BK + 4;
+// X G-contiguous: [k][g], pitch BG (BG + 4 with WIN = 1); K-contiguous: [g][k], pitch BK + 4 (rows
+// 16-byte aligned, and BK/4 + 1 odd, so 8 lanes reading 8 consecutive rows hit 8 different 16-byte
+// bank groups).
+constexpr int kXP = kXG ? kBG + (windows() ? 4 : 0) : BK + 4;
 constexpr int kYP = kYK ? BK + 4 : BS;
 constexpr int kXStage = kXG ? BK * kXP : kBG * kXP;  // floats
 constexpr int kYStage = kYK ? BS * kYP : BK * kYP;
@@ -113,15 +126,52 @@ static_assert(OCC % WARPS == 0 && OCC <= 64, "OCC: a multiple of WARPS, at most 
 static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
 static_assert(TG * TS <= 128, "accumulators per thread");
 static_assert(4 * kSmemFloats <= 232448, "227 KB of shared memory per block");
+static_assert(WIN == 0 || windows(), "WIN = 1 takes X contiguous along G below alignment class 4");
 
 // Position inside the block tile of accumulator a (along G) and b (along S) of a thread.
 __device__ __forceinline__ int row_of(int a, int gl) {
   // G-contiguous X: 4-wide vectors 4 * kGT apart (lanes read consecutive 16 bytes);
-  // K-contiguous X: single rows kGT apart (lanes read consecutive rows).
-  return kXG ? (a / 4) * (4 * kGT) + gl * 4 + a % 4 : a * kGT + gl;
+  // K-contiguous X, and WIN = 1: single rows kGT apart (lanes read consecutive rows).
+  return kXG && !windows() ? (a / 4) * (4 * kGT) + gl * 4 + a % 4 : a * kGT + gl;
 }
 __device__ __forceinline__ int col_of(int b, int sg) {
   return kYK ? b * kSG + sg : (b / kVS) * (kVS * kSG) + sg * kVS + b % kVS;
+}
+
+// WIN = 1: copies the BK x kBG tile of X at src (k row r at src + r * ld, contiguous along G) as
+// 16-byte windows: row r's window starts at its first float rounded down to 16 bytes and is
+// kBG / 4 + 1 float4s long, stored at shared row r. A window's first float4 reads up to 3 floats
+// before the row, in the 16-byte block of its first float (the matrix's previous column or
+// padding, or just before its first element: never another page, so never a fault); of the
+// rest, only floats inside the valid rows and columns are read, the others are zero-filled.
+// FULL: all BK rows and kBG columns are valid. HINT: the whole float4s of a FULL tile under the
+// L2 policy `policy` (a window's last float4 is partial).
+template <bool FULL, bool HINT>
+__device__ __forceinline__ void copy_window(unsigned dst, const float* src, long long ld,
+                                            int rows_valid, int cols_valid, int tid,
+                                            unsigned long long policy) {
+  constexpr int kVecs = kBG / 4 + 1;
+  constexpr int kItems = BK * kVecs;
+  constexpr int kPasses = (kItems + kThreads - 1) / kThreads;
+#pragma unroll(kPasses <= 8 ? kPasses : 4)
+  for (int i = 0; i < kPasses; ++i) {
+    const int item = tid + i * kThreads;
+    if (kItems % kThreads == 0 || item < kItems) {
+      const int r = item / kVecs, j = item % kVecs;
+      const auto row = reinterpret_cast<unsigned long long>(src + r * ld);
+      const unsigned long long base = row & ~15ull;
+      // Columns of the tile from this float4's first float to the end of the valid ones.
+      const int left = (FULL ? kBG : cols_valid) - 4 * j + static_cast<int>(row - base) / 4;
+      int floats = left >= 4 ? 4 : (left > 0 ? left : 0);
+      if (!FULL && r >= rows_valid) floats = 0;
+      const float* p = reinterpret_cast<const float*>(base) + 4 * j;
+      const unsigned d = dst + 4u * (r * kXP + 4 * j);
+      if (HINT && FULL && j < kVecs - 1)
+        cp_async<16, true>(d, p, 16, policy);
+      else
+        cp_async<16, false>(d, floats ? p : src, 4 * floats, policy);
+    }
+  }
 }
 
 // One stage's worth of X and Y (chunk c of this split) into shared memory stage `stage_base`.
@@ -138,7 +188,13 @@ struct Loader {
     const int k_valid = k_left - kc;
     const unsigned xs = smem_u32(stage_base), ys = smem_u32(stage_base + kXStage);
     const bool k_full = k_valid >= BK;
-    if constexpr (kXG) {
+    if constexpr (windows()) {
+      const float* src = x + kc * ldx;
+      if (k_full && g_valid >= kBG)
+        copy_window<true, kHintX>(xs, src, ldx, k_valid, g_valid, tid, policy);
+      else
+        copy_window<false, kHintX>(xs, src, ldx, k_valid, g_valid, tid, policy);
+    } else if constexpr (kXG) {
       const float* src = x + kc * ldx;
       if (k_full && g_valid >= kBG)
         copy_tile<BK, kBG, kVX, kXP, kThreads, true, kHintX>(xs, src, ldx, k_valid, g_valid, tid,
@@ -172,13 +228,19 @@ struct Loader {
 };
 
 // acc += X(rows, 4 k) * Y(4 k, cols) for each 4-k step of this thread's K slice of one stage.
-// xs, ys point at this thread's first fragment inside the stage.
-__device__ __forceinline__ void compute_stage(const float* xs, const float* ys,
+// xs, ys point at this thread's first fragment inside the stage; xr[u] (WIN = 1) is where the
+// rows of k = u mod 4 start in their windows.
+__device__ __forceinline__ void compute_stage(const float* xs, const float* ys, const int (&xr)[4],
                                               float (&acc)[TG][TS]) {
 #pragma unroll
   for (int kk = 0; kk < kKPS; kk += 4) {
     float xf[4][TG];
-    if constexpr (kXG) {
+    if constexpr (windows()) {
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int a = 0; a < TG; ++a) xf[u][a] = xs[(kk + u) * kXP + xr[u] + a * kGT];
+    } else if constexpr (kXG) {
 #pragma unroll
       for (int u = 0; u < 4; ++u)
 #pragma unroll
@@ -264,7 +326,16 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
     for (int b = 0; b < TS; ++b) acc[a][b] = 0.0f;
 
   // This thread's first fragment inside a stage.
-  const int x_offset = kXG ? kq * kKPS * kXP + gl * 4 : gl * kXP + kq * kKPS;
+  const int x_offset = kXG ? kq * kKPS * kXP + gl * (windows() ? 1 : 4) : gl * kXP + kq * kKPS;
+  // WIN = 1: the offset of each k row in its window repeats every 4 k (BK, each K slice's share
+  // and each 4-k step start on multiples of 4 rows).
+  int xr[4] = {0, 0, 0, 0};
+  if constexpr (windows()) {
+    const auto first = reinterpret_cast<unsigned long long>(loader.x) / 4;
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      xr[u] = static_cast<int>((first + static_cast<unsigned long long>(u * ldx)) & 3);
+  }
   const int y_offset = kXStage + (kYK ? sg * kYP + kq * kKPS : kq * kKPS * kYP + sg * kVS);
 
 #pragma unroll 1
@@ -279,7 +350,7 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
     if (c + STAGES - 1 < chunks) loader.load(c + STAGES - 1, smem + write_stage * kStage, tid);
     cp_async_commit();
     const float* stage = smem + read_stage * kStage;
-    compute_stage(stage + x_offset, stage + y_offset, acc);
+    compute_stage(stage + x_offset, stage + y_offset, xr, acc);
     read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
     write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
   }

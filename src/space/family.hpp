@@ -44,6 +44,9 @@ struct LaunchGeometry {
   // (F4: its streamed operand, once per tile of the small dimension; cost model).
   double stream_floats = 0;
   int stream_passes = 1;
+  // The streamed operand is copied in vectors narrower than 16 bytes (F4 below alignment class 4
+  // without windows; cost model).
+  bool narrow_stream = false;
   TmaTile tma_a, tma_b;          // both used, or neither
   PackedOperand pack_a, pack_b;  // copies in the workspace, after the rest (transposed: either)
 };

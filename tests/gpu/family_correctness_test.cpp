@@ -302,6 +302,41 @@ TEST(F4SmallSideTiles, EightAndThirtyTwoWithRemaindersSplitOrNot) {
   EXPECT_EQ(expect_correct(family, cases), implementable);
 }
 
+// Family F4's windows (WIN = 1): X contiguous along G below alignment class 4, copied 16 bytes at
+// a time from the aligned block around each k row. Ring points unsplit, split and summed by
+// sgemm_reduce, and summed in the kernel, and one of BS = 1 (whose copies take no L2 hint), at
+// remainders of every tile, K below BK, one row and one column, all four transposes (those
+// whose X is contiguous along K refuse windows), leading dimensions of class 1 and 2 and a pointer
+// one float off; the floats before a misaligned pointer and in the padding are read into the
+// windows, never into a result.
+TEST(F4Windows, StreamsBelowClass4AtEveryEdgeSplitOrNot) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f4_skinny");
+  std::vector<Knobs> unsplit, reduce, fused, single;
+  for (const Knobs& k : testing::default_space_configs(family)) {
+    if (k.at("WIN") != 1) continue;
+    if (k.at("BS") == 1) single.push_back(k);
+    if (k.at("SPLITK") == 0) unsplit.push_back(k);
+    if (k.at("SPLITK") == 1) (k.at("REDUCE") == 0 ? reduce : fused).push_back(k);
+  }
+  ASSERT_FALSE(unsplit.empty() || reduce.empty() || fused.empty() || single.empty())
+      << "the default space lacks a WIN = 1 point of each kind";
+  std::vector<Knobs> configs = sample(unsplit, 2);
+  for (const auto* kind : {&reduce, &fused, &single}) configs.push_back(sample(*kind, 1)[0]);
+  std::vector<testing::Case> cases;
+  for (const Knobs& k : configs) {
+    const int bs = k.at("BS"), less = std::max(bs - 1, 1), half = std::max(bs / 2, 1);
+    const std::vector<std::array<int, 3>> shapes = {
+        {1001, bs + 1, 3001}, {less, 1003, 515}, {130, bs, 77}, {bs, 257, 5}, {517, half, 1}};
+    for (const testing::Case& c : testing::unaligned_cases({k}, shapes)) cases.push_back(c);
+  }
+  const long implementable = implementable_count(family, cases);
+  // Half the transposes stream X along K, and a side of 1 refuses the widest tiles.
+  EXPECT_GE(implementable, static_cast<long>(cases.size()) / 3);
+  EXPECT_GE(split_cases(family, cases), static_cast<int>(cases.size()) / 10);
+  EXPECT_EQ(expect_correct(family, cases), implementable);
+}
+
 // Family F4 under both L2 policies of the streamed operand (EVICT 0 and 1; the default space holds
 // one of them): a sample of the default space's ring and DIRECT configurations with each policy,
 // at the edge shapes, all four transposes, padded leading dimensions and misaligned pointers (the

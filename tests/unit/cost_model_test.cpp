@@ -116,6 +116,20 @@ TEST(CostModel, SplitsSummedInTheKernelWaitOnEachTilesLastBlock) {
             estimate_cost(small, tiny, h200).time_us);
 }
 
+TEST(CostModel, AStreamCopiedInNarrowVectorsRanksBehindWindows) {
+  const DeviceLimits h200;
+  // NN 39030x8x1151 in F4's 128 x 8 tiles: 180 MB of A streamed once.
+  const ProblemKey p{Op::N, Op::N, 39030, 8, 1151, 39030, 1151, 39030, 1};
+  LaunchGeometry g = tiled(p, 128, 8, 256, 70000);
+  g.stream_floats = 39030.0 * 1151;
+  const CostEstimate wide = estimate_cost(g, p, h200);
+  g.narrow_stream = true;
+  const CostEstimate narrow = estimate_cost(g, p, h200);
+  // Only a tie-break between F4's points with and without windows (see kNarrowStreamRate).
+  EXPECT_GT(narrow.memory_us, 1.015 * wide.memory_us);
+  EXPECT_GT(narrow.time_us, wide.time_us);
+}
+
 TEST(CostModel, PackedOperandsAddTheirCopiesBeforeTheKernelNotPartials) {
   ProblemKey p = square(1023);
   p.align = 1;

@@ -27,7 +27,7 @@ const Family& f4() { return find_family("f4_skinny"); }
 Knobs base() {
   return {{"BS", 16}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
           {"BK", 32}, {"STAGES", 4}, {"SPLITK", 1}, {"OCC", 8},   {"DIRECT", 0},
-          {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
+          {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -58,12 +58,12 @@ TEST(F4SkinnyFamily, TargetConfigurationsAreValid) {
   // GEMV: 32 rows x 32 K slices of 4 k, no split.
   Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
                 {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
-                {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0}};
+                {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(why(gemv), "");
   // 64 x 64 tile, 8 x 8 per thread, 4 K slices, split over the GPU.
   Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
                   {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8},   {"DIRECT", 0},
-                  {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
+                  {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(why(square), "");
   // Two-warp blocks for short K, four resident per SM.
   Knobs tall = with(with(with(square, "WARPS", 2), "KSL", 1), "SPLITK", 0);
@@ -106,7 +106,7 @@ TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
   // A GEMV thread needs about 70 registers: a 128-register cap compiles the same kernel.
   Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 32},
                 {"BK", 128}, {"STAGES", 6}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
-                {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0}};
+                {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(why(with(gemv, "OCC", 16)), "occupancy_cap_binds");
   // 64 accumulators: the cap binds (128 x 64 tile so that two blocks fit in shared memory).
   EXPECT_EQ(why(with(with(with(base(), "KSL", 8), "STAGES", 3), "OCC", 16)), "");
@@ -115,7 +115,7 @@ TEST(F4SkinnyFamily, OccupancyKnobMustChangeTheKernel) {
 TEST(F4SkinnyFamily, CappedRegistersKeepSGroupTilesNarrow) {
   const Knobs wide = {{"BS", 64}, {"TS", 16},    {"TG", 4},     {"WARPS", 8}, {"KSL", 4},
                       {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
-                      {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
+                      {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(why(wide), "");
   EXPECT_EQ(why(with(wide, "OCC", 16)), "capped_s_groups_take_8_columns");
   EXPECT_EQ(why(with(with(with(wide, "OCC", 16), "TS", 8), "TG", 8)), "");
@@ -125,7 +125,7 @@ TEST(F4SkinnyFamily, RingDepthIsBoundedBothWays) {
   // 2 warps, one 64 x 64 stage of 16 KB: a 2-stage ring has too little in flight.
   Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
                 {"BK", 32}, {"STAGES", 2}, {"SPLITK", 0}, {"OCC", 2},   {"DIRECT", 0},
-                {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
+                {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(why(tall), "at_least_32_kb_in_flight_per_sm");
   // 256 x 16 tile, 35 KB stages: 8 stages keep far more than 96 KB in flight.
   EXPECT_EQ(why(with(base(), "STAGES", 8)), "no_needless_stage");
@@ -177,14 +177,15 @@ TEST(F4SkinnyFamily, EverySmallDimensionUpTo64IsClaimedByTheDefaultSpace) {
 TEST(F4SkinnyFamily, DefinesCarryKnobsAndProblemClass) {
   const auto d = f4().defines(base(), problem(4096, 16, 4096, Op::T, Op::N, 2));
   for (const auto& [name, value] : base())
-    EXPECT_TRUE(contains(d, "-D" + name + "=" + std::to_string(value))) << name;
+    if (name != "WIN")  // only where set (WindowsOnlyForStreamsAlongGBelowClass4)
+      EXPECT_TRUE(contains(d, "-D" + name + "=" + std::to_string(value))) << name;
   EXPECT_TRUE(contains(d, "-DTRANS_A=1"));
   EXPECT_TRUE(contains(d, "-DTRANS_B=0"));
   EXPECT_TRUE(contains(d, "-DALIGN=2"));
   EXPECT_TRUE(contains(d, "-DSMALL_M=0"));
   EXPECT_TRUE(contains(f4().defines(base(), problem(16, 4096, 4096)), "-DSMALL_M=1"));
   EXPECT_TRUE(contains(f4().defines(base(), problem(16, 16, 4096)), "-DSMALL_M=0"));  // ties: N
-  EXPECT_EQ(d.size(), base().size() + 4);
+  EXPECT_EQ(d.size(), base().size() - 1 + 4);
 }
 
 // SPLITK counts waves of the device's SMs: 16 tiles on 66 SMs ask for 4 splits, not 8.
@@ -244,7 +245,7 @@ TEST(F4SkinnyFamily, ShortKAllocatesOnlyTheStagesItUses) {
   // partial tile fits inside them.
   const Knobs tall = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 2}, {"KSL", 1},
                       {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
-                      {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
+                      {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   const LaunchGeometry g = f4().geometry(tall, problem(65536, 64, 64), kDevice);
   EXPECT_EQ(g.grid.x, 1024u);
   EXPECT_EQ(g.smem_bytes, 4u * 2 * (32 * 64 + 64 * 36));
@@ -253,14 +254,14 @@ TEST(F4SkinnyFamily, ShortKAllocatesOnlyTheStagesItUses) {
             4u * (32 * 64 + 64 * 36));
   const Knobs sliced = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
                         {"BK", 32}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 8},   {"DIRECT", 0},
-                        {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
+                        {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(f4().geometry(sliced, problem(65536, 64, 1), kDevice).smem_bytes, 4u * 4 * 64 * 65);
 }
 
 TEST(F4SkinnyFamily, HugeKSplitsAreBoundedAndReduceThreadsSpanSplits) {
   const Knobs square = {{"BS", 64}, {"TS", 8},     {"TG", 8},     {"WARPS", 8}, {"KSL", 4},
                         {"BK", 32}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 8},   {"DIRECT", 0},
-                        {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0}};
+                        {"PF", 0},  {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   const LaunchGeometry g = f4().geometry(square, problem(64, 64, 65536), kDevice);
   EXPECT_EQ(g.grid.x * g.grid.y, 1u);
   EXPECT_EQ(g.k_splits, 128);  // 2048 chunks of 32 in 132 splits: 16 chunks each, 128 splits
@@ -290,7 +291,7 @@ TEST(F4SkinnyFamily, TheStreamedOperandIsReadOncePerTileOfTheSmallDimension) {
 TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
   const std::vector<Knobs> space = default_space();
   ASSERT_GE(space.size(), 60u);
-  ASSERT_LE(space.size(), 300u);
+  ASSERT_LE(space.size(), 600u);
   const DeviceLimits lim;
   int checked = 0;
   for (const Knobs& k : space) {
@@ -343,11 +344,41 @@ TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
   EXPECT_GT(checked, 1000);
 }
 
+// WIN = 1: X contiguous along G below class 4 copied in 16-byte windows, one float4 more per k
+// row of each stage; everything else refuses it, and its define is passed only where set.
+TEST(F4SkinnyFamily, WindowsOnlyForStreamsAlongGBelowClass4) {
+  const Knobs win = with(base(), "WIN", 1);
+  EXPECT_EQ(why(win), "");
+  EXPECT_EQ(why(with(win, "WIN", 2)), "win_is_0_or_1");
+  const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
+                      {"BK", 512}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},  {"DIRECT", 1},
+                      {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
+  EXPECT_EQ(why(gemv), "");
+  EXPECT_EQ(why(with(gemv, "WIN", 1)), "win_only_on_the_ring");
+  const ProblemKey odd = problem(39030, 8, 1151, Op::N, Op::N, 1);    // X = A, along G
+  const ProblemKey odd_t = problem(8, 39030, 1151, Op::T, Op::T, 2);  // X = B^T, along G
+  EXPECT_EQ(f4().cannot_implement(win, odd), "");
+  EXPECT_EQ(f4().cannot_implement(win, odd_t), "");
+  EXPECT_NE(f4().cannot_implement(win, problem(39030, 8, 1151)), "");                   // class 4
+  EXPECT_NE(f4().cannot_implement(win, problem(39030, 8, 1151, Op::T, Op::N, 1)), "");  // along K
+  const std::vector<std::string> d = f4().defines(win, odd), d0 = f4().defines(base(), odd);
+  EXPECT_TRUE(contains(d, "-DWIN=1"));
+  EXPECT_TRUE(std::none_of(d0.begin(), d0.end(),
+                           [](const std::string& s) { return s.starts_with("-DWIN"); }));
+  // 4 stages of 32 k rows, each 4 floats longer (the ring outgrows the K-slice partials).
+  const LaunchGeometry g = f4().geometry(win, odd, kDevice),
+                       g0 = f4().geometry(base(), odd, kDevice);
+  EXPECT_EQ(g.smem_bytes, g0.smem_bytes + 4u * 4 * 32 * 4);
+  EXPECT_FALSE(g.narrow_stream);
+  EXPECT_TRUE(g0.narrow_stream);
+  EXPECT_FALSE(f4().geometry(base(), problem(39030, 8, 1151), kDevice).narrow_stream);
+}
+
 TEST(F4SkinnyFamily, DirectStreamsGContiguousXInSlicesOfAtMostBK) {
   // The 4096x1x4096 DIRECT shape on the H200: 8 warps, all along K, 128 rows per block, 8 splits.
   const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},  {"DIRECT", 1},
-                      {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0}};
+                      {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(why(gemv), "");
   const LaunchGeometry g = f4().geometry(gemv, problem(4096, 1, 4096), kDevice);
   EXPECT_EQ(g.grid.x, 32u);  // 1 warp along G x 32 lanes x 4 rows = 128 rows
@@ -391,7 +422,7 @@ TEST(F4SkinnyFamily, InKernelReduceIsOneLaunchOverTheSameSplits) {
   // DIRECT = 1 splits K by itself: REDUCE = 1 applies there with SPLITK = 0 too.
   const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},  {"DIRECT", 1},
-                      {"PF", 0},   {"REDUCE", 1}, {"EVICT", 0}};
+                      {"PF", 0},   {"REDUCE", 1}, {"EVICT", 0},  {"WIN", 0}};
   EXPECT_EQ(why(gemv), "");
   const LaunchGeometry direct = f4().geometry(gemv, problem(4096, 1, 4096), kDevice);
   EXPECT_EQ(direct.k_splits, 8);
@@ -409,7 +440,7 @@ TEST(F4SkinnyFamily, InKernelReduceNeedsASplitAndACounterPerTile) {
   // DIRECT = 1 splits 2097280 rows (16385 tiles of 128) into 2: more tiles than counters.
   const Knobs gemv = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 0}, {"OCC", 16},  {"DIRECT", 1},
-                      {"PF", 0},   {"REDUCE", 1}, {"EVICT", 0}};
+                      {"PF", 0},   {"REDUCE", 1}, {"EVICT", 0},  {"WIN", 0}};
   const ProblemKey tall = problem(16384 * 128 + 128, 1, 600);
   EXPECT_EQ(f4().geometry(gemv, tall, kDevice).k_splits, 2);
   EXPECT_NE(f4().cannot_implement(gemv, tall).find("counter"), std::string::npos);

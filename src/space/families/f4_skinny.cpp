@@ -1,7 +1,8 @@
 // Host side of family F4 (skinny SGEMM, kernel_templates/f4_skinny.cu): knobs, constraints, the
 // problems a configuration claims (min(m, n) <= 64), NVRTC defines and the split-K launch geometry
 // (a second kernel sums the splits, or with REDUCE = 1 the last block of each output tile does).
-// EVICT = 1 reads the streamed operand under an L2 evict-first policy.
+// EVICT = 1 reads the streamed operand under an L2 evict-first policy; WIN = 1 copies a streamed
+// operand below 16-byte alignment in 16-byte windows.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,7 +20,7 @@ constexpr int kMaxSmall = 64;     // the largest small dimension F4 takes
 
 // Sizes derived from the knobs, as the template derives them (f4_skinny.cu, namespace f4).
 struct Shape {
-  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf, reduce, evict;
+  int bs, ts, tg, threads, ksl, bk, stages, splitk, occ, direct, pf, reduce, evict, win;
   int minb;  // blocks per SM the launch bounds allow for: OCC / WARPS
   int sg, tpk, gt, bg, kps;
 };
@@ -41,6 +42,8 @@ Shape shape_of(const Knobs& k) {
   s.reduce = k.contains("REDUCE") ? knob(k, "REDUCE") : 0;
   // ... and read X with the default L2 policy before EVICT existed.
   s.evict = k.contains("EVICT") ? knob(k, "EVICT") : 0;
+  // ... and copied X ALIGN floats at a time before WIN existed.
+  s.win = k.contains("WIN") ? knob(k, "WIN") : 0;
   s.minb = s.threads > 0 ? std::max(1, 32 * s.occ / s.threads) : 1;
   s.sg = s.ts > 0 ? s.bs / s.ts : 0;
   s.tpk = s.ksl > 0 ? s.threads / s.ksl : 0;
@@ -66,7 +69,9 @@ Layout layout_of(const ProblemKey& p) {
 // Dynamic shared memory in floats: the cp.async ring or the K-slice partial tiles, the larger.
 // A split of fewer chunks than STAGES only touches that many stages (short K: more blocks fit).
 std::int64_t smem_floats(const Shape& s, bool xg, bool yk, int chunks_per_split = 1 << 30) {
-  const std::int64_t x_stage = xg ? std::int64_t{s.bk} * s.bg : std::int64_t{s.bg} * (s.bk + 4);
+  // WIN = 1 (X contiguous along G only) pads each k row of X by the float4 its window adds.
+  const std::int64_t x_stage =
+      xg ? std::int64_t{s.bk} * (s.bg + 4 * s.win) : std::int64_t{s.bg} * (s.bk + 4);
   const std::int64_t y_stage = yk ? std::int64_t{s.bs} * (s.bk + 4) : std::int64_t{s.bk} * s.bs;
   const std::int64_t ring = std::min(s.stages, chunks_per_split) * (x_stage + y_stage);
   const std::int64_t red = std::int64_t{s.ksl} * s.bs * (s.bg + 1);
@@ -129,8 +134,8 @@ class F4Skinny final : public Family {
   std::string name() const override { return "f4_skinny"; }
 
   std::vector<std::string> knob_names() const override {
-    return {"BS",     "TS",  "TG",     "WARPS", "KSL",    "BK",   "STAGES",
-            "SPLITK", "OCC", "DIRECT", "PF",    "REDUCE", "EVICT"};
+    return {"BS",     "TS",  "TG",     "WARPS", "KSL",    "BK",    "STAGES",
+            "SPLITK", "OCC", "DIRECT", "PF",    "REDUCE", "EVICT", "WIN"};
   }
 
   std::vector<Constraint> constraints(const DeviceLimits& limits) const override {
@@ -162,6 +167,14 @@ class F4Skinny final : public Family {
            const int e = shape_of(k).evict;
            return e == 0 || e == 1;
          }},
+        {"win_is_0_or_1",
+         [](const Knobs& k) {
+           const int w = shape_of(k).win;
+           return w == 0 || w == 1;
+         }},
+        // Windows are copies into the shared-memory ring.
+        {"win_only_on_the_ring",
+         [](const Knobs& k) { return shape_of(k).win == 0 || knob(k, "DIRECT") == 0; }},
         {"reduce_only_where_k_splits",
          [](const Knobs& k) {
            const Shape s = shape_of(k);
@@ -403,6 +416,11 @@ class F4Skinny final : public Family {
       if (p.k > std::int64_t{kMaxSplits} * s.bk)
         return fmt::format("k = {} needs more than {} splits of BK = {}", p.k, kMaxSplits, s.bk);
     }
+    if (s.win == 1) {
+      if (!layout_of(p).xg)
+        return "WIN = 1 copies windows of a big operand contiguous along the big dimension only";
+      if (p.align == 4) return "WIN = 1 is for operands below alignment class 4";
+    }
     if (s.reduce == 1) {
       // Without a split the kernel is REDUCE = 0's: one candidate is enough. Judged on the
       // reference device (DeviceLimits' defaults): on another SM count the split may differ,
@@ -420,10 +438,12 @@ class F4Skinny final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& name : knob_names())
-      if (name != "REDUCE" && name != "EVICT")
+      if (name != "REDUCE" && name != "EVICT" && name != "WIN")
         out.push_back(fmt::format("-D{}={}", name, knob(knobs, name)));
     out.push_back(fmt::format("-DREDUCE={}", shape_of(knobs).reduce));
     out.push_back(fmt::format("-DEVICT={}", shape_of(knobs).evict));
+    // Only where set: builds without windows keep the options (and cache keys) they had.
+    if (shape_of(knobs).win == 1) out.push_back("-DWIN=1");
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -446,6 +466,8 @@ class F4Skinny final : public Family {
     // The grid walks the big dimension first, so each further tile of S streams X again.
     g.stream_floats = static_cast<double>(big) * static_cast<double>(p.k);
     g.stream_passes = static_cast<int>(g.grid.y);
+    // Below class 4, X is copied ALIGN floats at a time, unless in windows (WIN = 1).
+    g.narrow_stream = p.align < 4 && s.win == 0;
     const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
     const int tiles_int = static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30));
     int splits = 0;
@@ -483,7 +505,7 @@ class F4Skinny final : public Family {
     return g;
   }
 
-  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"EVICT", 0}}; }
+  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"EVICT", 0}, {"WIN", 0}}; }
 
   int complexity(const Knobs& knobs) const override {
     // Prefer no split, then fewer waves, shallower rings, fewer K slices and fewer threads, and the
@@ -492,7 +514,7 @@ class F4Skinny final : public Family {
     int log_ksl = 0;
     while ((1 << log_ksl) < s.ksl) ++log_ksl;
     return 8 * (s.splitk > 0) + s.splitk + s.stages + log_ksl + s.threads / 128 + (s.pf > 0) +
-           s.reduce + s.evict;
+           s.reduce + s.evict + s.win;
   }
 };
 
