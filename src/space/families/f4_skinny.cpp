@@ -148,14 +148,14 @@ class F4Skinny final : public Family {
         };
     std::vector<Constraint> direct = direct_constraints(limits);
     out.insert(out.end(), direct.begin(), direct.end());
-    std::vector<Constraint> reduce = reduce_constraints();
+    std::vector<Constraint> reduce = reduce_constraints(limits);
     out.insert(out.end(), reduce.begin(), reduce.end());
     return out;
   }
 
   // REDUCE: where the splits are summed. DIRECT = 1 splits K whenever it exceeds BK; the ring
   // splits only with SPLITK > 0, so REDUCE = 1 with SPLITK = 0 would be REDUCE = 0 again.
-  static std::vector<Constraint> reduce_constraints() {
+  static std::vector<Constraint> reduce_constraints(const DeviceLimits& limits) {
     return {
         {"reduce_is_0_or_1",
          [](const Knobs& k) {
@@ -175,6 +175,14 @@ class F4Skinny final : public Family {
         // Windows are copies into the shared-memory ring.
         {"win_only_on_the_ring",
          [](const Knobs& k) { return shape_of(k).win == 0 || knob(k, "DIRECT") == 0; }},
+        // ... at one block per SM's worth of registers: the windows' row offsets and the copy
+        // loop's addresses spilled under a 128-register cap (ptxas, sm_90: 24-404 bytes with
+        // TG x TS = 4 x 16, 8 x 8, and 4 x 8 in two S groups at BK 64).
+        {"win_registers_uncapped",
+         [limits](const Knobs& k) {
+           const Shape s = shape_of(k);
+           return s.win == 0 || register_cap(s, limits) >= limits.max_regs_per_thread;
+         }},
         {"reduce_only_where_k_splits",
          [](const Knobs& k) {
            const Shape s = shape_of(k);
