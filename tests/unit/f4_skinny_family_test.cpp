@@ -291,7 +291,7 @@ TEST(F4SkinnyFamily, TheStreamedOperandIsReadOncePerTileOfTheSmallDimension) {
 TEST(F4SkinnyFamily, DefaultSpaceGeometryIsConsistent) {
   const std::vector<Knobs> space = default_space();
   ASSERT_GE(space.size(), 60u);
-  ASSERT_LE(space.size(), 600u);
+  ASSERT_LE(space.size(), 300u);
   const DeviceLimits lim;
   int checked = 0;
   for (const Knobs& k : space) {
