@@ -51,8 +51,8 @@ TEST(F4Windows, ASpreadOfWindowedPointsCompilesWithoutSpills) {
                    static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const CompileResult r = pool.take(i);
-    const std::string what = fmt::format("{} {}", knobs_to_string(instances[i].knobs),
-                                         instances[i].problem.to_string());
+    const std::string what =
+        fmt::format("{} {}", knobs_to_string(instances[i].knobs), instances[i].problem.to_string());
     ASSERT_TRUE(r.ok) << what << ":\n" << r.log.substr(0, 2000);
     EXPECT_EQ(r.resources.spill_store_bytes + r.resources.spill_load_bytes, 0) << what << " spills";
   }
