@@ -148,14 +148,15 @@ class F4Skinny final : public Family {
         };
     std::vector<Constraint> direct = direct_constraints(limits);
     out.insert(out.end(), direct.begin(), direct.end());
-    std::vector<Constraint> reduce = reduce_constraints(limits);
-    out.insert(out.end(), reduce.begin(), reduce.end());
+    std::vector<Constraint> switches = switch_constraints(limits);
+    out.insert(out.end(), switches.begin(), switches.end());
     return out;
   }
 
-  // REDUCE: where the splits are summed. DIRECT = 1 splits K whenever it exceeds BK; the ring
-  // splits only with SPLITK > 0, so REDUCE = 1 with SPLITK = 0 would be REDUCE = 0 again.
-  static std::vector<Constraint> reduce_constraints(const DeviceLimits& limits) {
+  // The switches: REDUCE (where the splits are summed), EVICT and WIN. DIRECT = 1 splits K
+  // whenever it exceeds BK; the ring splits only with SPLITK > 0, so REDUCE = 1 with SPLITK = 0
+  // would be REDUCE = 0 again.
+  static std::vector<Constraint> switch_constraints(const DeviceLimits& limits) {
     return {
         {"reduce_is_0_or_1",
          [](const Knobs& k) {
