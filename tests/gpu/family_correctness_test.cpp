@@ -313,12 +313,7 @@ TEST(F4Windows, StreamsBelowClass4AtEveryEdgeSplitOrNot) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");
   std::vector<Knobs> unsplit, reduce, fused, single;
-  // Each point of the default space without windows that takes them (whether or not the space
-  // lists WIN = 1 too).
-  for (Knobs k : testing::default_space_configs(family)) {
-    if (k.at("WIN") == 1) continue;
-    k["WIN"] = 1;
-    if (!failed_constraint(family, k, DeviceLimits{}).empty()) continue;
+  for (const Knobs& k : testing::default_space_configs_with(family, "WIN", 1)) {
     if (k.at("BS") == 1) single.push_back(k);
     if (k.at("SPLITK") == 0) unsplit.push_back(k);
     if (k.at("SPLITK") == 1) (k.at("REDUCE") == 0 ? reduce : fused).push_back(k);

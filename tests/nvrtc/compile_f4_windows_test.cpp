@@ -17,12 +17,7 @@ namespace {
 
 TEST(F4Windows, ASpreadOfWindowedPointsCompilesWithoutSpills) {
   const Family& family = find_family("f4_skinny");
-  std::vector<Knobs> windowed;
-  for (Knobs k : testing::default_space_configs(family)) {
-    if (k.at("WIN") == 1) continue;
-    k["WIN"] = 1;
-    if (failed_constraint(family, k, DeviceLimits{}).empty()) windowed.push_back(k);
-  }
+  const std::vector<Knobs> windowed = testing::default_space_configs_with(family, "WIN", 1);
   ASSERT_GE(windowed.size(), 100u);
   struct Instance {
     Knobs knobs;

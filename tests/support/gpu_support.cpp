@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "config/search_space.hpp"
@@ -294,6 +295,18 @@ std::vector<Knobs> default_space_configs(const Family& family) {
   std::vector<Knobs> out;
   if (mine.families.empty()) return out;
   for (const Candidate& c : enumerate(mine, DeviceLimits{}).valid) out.push_back(c.knobs);
+  return out;
+}
+
+std::vector<Knobs> default_space_configs_with(const Family& family, const std::string& knob,
+                                              int value) {
+  std::vector<Knobs> out;
+  std::set<Knobs> seen;
+  for (Knobs k : default_space_configs(family)) {
+    k[knob] = value;
+    if (failed_constraint(family, k, DeviceLimits{}).empty() && seen.insert(k).second)
+      out.push_back(std::move(k));
+  }
   return out;
 }
 

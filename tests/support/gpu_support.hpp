@@ -94,4 +94,9 @@ std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
 // <family>.yaml and any further ones such as f2_tma_split_k.yaml), valid on sm_90.
 std::vector<Knobs> default_space_configs(const Family& family);
 
+// Those configurations with `knob` set to `value` where that is valid on sm_90, each once (for a
+// switch the default space does not list, or lists beside its other value).
+std::vector<Knobs> default_space_configs_with(const Family& family, const std::string& knob,
+                                              int value);
+
 }  // namespace sgt::testing
