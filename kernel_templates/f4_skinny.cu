@@ -1,9 +1,9 @@
 // Family F4: skinny SGEMM, min(M, N) <= 64 (GEMV-like and memory-bound, or small M*N with huge K).
 // The big operand streams once through a cp.async ring in its stored layout; sliced-K across warps
 // and split-K over the grid, both reduced in a fixed order (shared memory, then sgemm_reduce, or
-// with REDUCE = 1 the last block of each output tile); with EVICT = 1 the big operand is read
-// under an L2 evict-first policy; with WIN = 1 a big operand below 16-byte alignment is still
-// copied 16 bytes at a time.
+// with REDUCE = 1 the last block of each output tile); with EVICT = 1 (registers only, DIRECT = 1)
+// the big operand is read under an L2 evict-first policy; with WIN = 1 a big operand below 16-byte
+// alignment is still copied 16 bytes at a time.
 #include "grid_dependency.cuh"
 #include "sgemm_args.h"
 
@@ -45,7 +45,7 @@
 #define REDUCE 0  // split-K sum: 0 in sgemm_reduce (a second launch), 1 in sgemm_main (serial)
 #endif
 #ifndef EVICT
-#define EVICT 0  // 1: the streamed operand is read with L2 evict-first priority (it is read once)
+#define EVICT 0  // DIRECT only: 1 reads the streamed operand with L2 evict-first priority
 #endif
 #ifndef WIN
 #define WIN 0  // 1: X (G-contiguous, ALIGN < 4) copied as 16-byte-aligned windows of its rows
@@ -103,10 +103,6 @@ constexpr int kStage = kXStage + kYStage;
 constexpr int kVX = ALIGN;  // copy vector, floats
 constexpr int kVY = kYK ? ALIGN : (BS < ALIGN ? BS : ALIGN);
 constexpr int kVS = TS < 4 ? TS : 4;  // S-contiguous Y: fragment load width
-// X's full 16-byte copies under the evict-first policy (EVICT = 1). Not with BS = 1: every such
-// block (BK 32 and 128, 4 to 32 K slices, 3 and 6 stages) faulted with an illegal instruction on
-// the H200 (NVRTC 13.0) with the hinted copies, and ran correctly without them.
-constexpr bool kHintX = EVICT == 1 && BS > 1;
 // Epilogue: every K slice's partial tile, [slice][s][g] with an odd pitch (conflict-free reads
 // along g and along s).
 constexpr int kRP = kBG + 1;
@@ -127,6 +123,8 @@ static_assert(ALIGN == 1 || ALIGN == 2 || ALIGN == 4, "alignment class");
 static_assert(TG * TS <= 128, "accumulators per thread");
 static_assert(4 * kSmemFloats <= 232448, "227 KB of shared memory per block");
 static_assert(WIN == 0 || windows(), "WIN = 1 takes X contiguous along G below alignment class 4");
+// The ring's copies take no L2 hint: ptxas 13.0 miscompiles hinted cp.async (evict_first_policy).
+static_assert(EVICT == 0, "EVICT = 1 is for DIRECT = 1");
 
 // Position inside the block tile of accumulator a (along G) and b (along S) of a thread.
 __device__ __forceinline__ int row_of(int a, int gl) {
@@ -144,12 +142,10 @@ __device__ __forceinline__ int col_of(int b, int sg) {
 // before the row, in the 16-byte block of its first float (the matrix's previous column or
 // padding, or just before its first element: never another page, so never a fault); of the
 // rest, only floats inside the valid rows and columns are read, the others are zero-filled.
-// FULL: all BK rows and kBG columns are valid. HINT: the whole float4s of a FULL tile under the
-// L2 policy `policy` (a window's last float4 is partial).
-template <bool FULL, bool HINT>
+// FULL: all BK rows and kBG columns are valid.
+template <bool FULL>
 __device__ __forceinline__ void copy_window(unsigned dst, const float* src, long long ld,
-                                            int rows_valid, int cols_valid, int tid,
-                                            unsigned long long policy) {
+                                            int rows_valid, int cols_valid, int tid) {
   constexpr int kVecs = kBG / 4 + 1;
   constexpr int kItems = BK * kVecs;
   constexpr int kPasses = (kItems + kThreads - 1) / kThreads;
@@ -165,11 +161,7 @@ __device__ __forceinline__ void copy_window(unsigned dst, const float* src, long
       int floats = left >= 4 ? 4 : (left > 0 ? left : 0);
       if (!FULL && r >= rows_valid) floats = 0;
       const float* p = reinterpret_cast<const float*>(base) + 4 * j;
-      const unsigned d = dst + 4u * (r * kXP + 4 * j);
-      if (HINT && FULL && j < kVecs - 1)
-        cp_async<16, true>(d, p, 16, policy);
-      else
-        cp_async<16, false>(d, floats ? p : src, 4 * floats, policy);
+      cp_async<16>(dst + 4u * (r * kXP + 4 * j), floats ? p : src, 4 * floats);
     }
   }
 }
@@ -181,7 +173,6 @@ struct Loader {
   long long ldx, ldy;
   int g_valid, s_valid;       // rows of X / columns of Y left in the matrix from g0 / s0 (>= 1)
   int k_left;                 // k left from k0 to the end of this split
-  unsigned long long policy;  // X's L2 policy (EVICT = 1)
 
   __device__ __forceinline__ void load(int c, float* stage_base, int tid) const {
     const int kc = c * BK;
@@ -191,38 +182,34 @@ struct Loader {
     if constexpr (windows()) {
       const float* src = x + kc * ldx;
       if (k_full && g_valid >= kBG)
-        copy_window<true, kHintX>(xs, src, ldx, k_valid, g_valid, tid, policy);
+        copy_window<true>(xs, src, ldx, k_valid, g_valid, tid);
       else
-        copy_window<false, kHintX>(xs, src, ldx, k_valid, g_valid, tid, policy);
+        copy_window<false>(xs, src, ldx, k_valid, g_valid, tid);
     } else if constexpr (kXG) {
       const float* src = x + kc * ldx;
       if (k_full && g_valid >= kBG)
-        copy_tile<BK, kBG, kVX, kXP, kThreads, true, kHintX>(xs, src, ldx, k_valid, g_valid, tid,
-                                                             policy);
+        copy_tile<BK, kBG, kVX, kXP, kThreads, true>(xs, src, ldx, k_valid, g_valid, tid);
       else
-        copy_tile<BK, kBG, kVX, kXP, kThreads, false, kHintX>(xs, src, ldx, k_valid, g_valid, tid,
-                                                              policy);
+        copy_tile<BK, kBG, kVX, kXP, kThreads, false>(xs, src, ldx, k_valid, g_valid, tid);
     } else {
       const float* src = x + kc;
       if (k_full && g_valid >= kBG)
-        copy_tile<kBG, BK, kVX, kXP, kThreads, true, kHintX>(xs, src, ldx, g_valid, k_valid, tid,
-                                                             policy);
+        copy_tile<kBG, BK, kVX, kXP, kThreads, true>(xs, src, ldx, g_valid, k_valid, tid);
       else
-        copy_tile<kBG, BK, kVX, kXP, kThreads, false, kHintX>(xs, src, ldx, g_valid, k_valid, tid,
-                                                              policy);
+        copy_tile<kBG, BK, kVX, kXP, kThreads, false>(xs, src, ldx, g_valid, k_valid, tid);
     }
     if constexpr (kYK) {
       const float* src = y + kc;
       if (k_full && s_valid >= BS)
-        copy_tile<BS, BK, kVY, kYP, kThreads, true, false>(ys, src, ldy, s_valid, k_valid, tid, 0);
+        copy_tile<BS, BK, kVY, kYP, kThreads, true>(ys, src, ldy, s_valid, k_valid, tid);
       else
-        copy_tile<BS, BK, kVY, kYP, kThreads, false, false>(ys, src, ldy, s_valid, k_valid, tid, 0);
+        copy_tile<BS, BK, kVY, kYP, kThreads, false>(ys, src, ldy, s_valid, k_valid, tid);
     } else {
       const float* src = y + kc * ldy;
       if (k_full && s_valid >= BS)
-        copy_tile<BK, BS, kVY, kYP, kThreads, true, false>(ys, src, ldy, k_valid, s_valid, tid, 0);
+        copy_tile<BK, BS, kVY, kYP, kThreads, true>(ys, src, ldy, k_valid, s_valid, tid);
       else
-        copy_tile<BK, BS, kVY, kYP, kThreads, false, false>(ys, src, ldy, k_valid, s_valid, tid, 0);
+        copy_tile<BK, BS, kVY, kYP, kThreads, false>(ys, src, ldy, k_valid, s_valid, tid);
     }
   }
 };
@@ -317,7 +304,6 @@ extern "C" __global__ void __launch_bounds__(f4::kThreads, OCC / WARPS) sgemm_ma
   loader.g_valid = big - g0;
   loader.s_valid = small - s0;
   loader.k_left = k_left;
-  loader.policy = EVICT ? evict_first_policy() : 0;
 
   float acc[TG][TS];
 #pragma unroll

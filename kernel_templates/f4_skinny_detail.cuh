@@ -12,28 +12,19 @@ __device__ __forceinline__ unsigned smem_u32(const void* p) {
 // An L2 policy that gives the lines it touches evict-first priority: for data read exactly once,
 // so that streaming it replaces its own lines rather than the rest of L2 (dirty lines, whose
 // eviction costs a write-back to HBM, and the small operand every block re-reads). The value is
-// what createpolicy.fractional.L2::evict_first (fraction 1.0) yields, written as a constant: ptxas
-// 13.x can drop a createpolicy whose only users are cp.async cache hints, leaving LDGSTS with an
-// uninitialized policy register, which faults as an illegal instruction at run time
-// (IST-DASLab/marlin#44; seen here on the H200 with NVRTC 13.0, also with this constant where
-// BS = 1: see kHintX in f4_skinny.cu).
+// what createpolicy.fractional.L2::evict_first (fraction 1.0) yields. Only global loads take it
+// (DIRECT = 1): ptxas 13.0 miscompiles cp.async with a cache hint, leaving LDGSTS with an
+// uninitialized policy register that faults as an illegal instruction at run time, in builds no
+// rule predicts (IST-DASLab/marlin#44; Triton stopped hinting cp.async until ptxas 13.4.59).
 __device__ __forceinline__ unsigned long long evict_first_policy() { return 0x12F0000000000000ull; }
 
 // Copies BYTES (4, 8 or 16) from global to shared memory. Only src_bytes (0..BYTES) are read,
 // the rest of the destination is zero-filled; with src_bytes == 0 nothing is read at all.
-// 16-byte copies bypass L1 (.cg): the streamed operand is read exactly once. HINT: a whole 16-byte
-// copy (src_bytes is ignored) under the L2 policy `policy` (evict_first_policy()); narrower and
-// partial copies (a tile's edge) take the default policy.
-template <int BYTES, bool HINT>
-__device__ __forceinline__ void cp_async(unsigned dst, const float* src, int src_bytes,
-                                         unsigned long long policy) {
+// 16-byte copies bypass L1 (.cg): the streamed operand is read exactly once.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(unsigned dst, const float* src, int src_bytes) {
   static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
-  static_assert(!HINT || BYTES == 16, "hinted copies are whole 16-byte copies");
-  if constexpr (HINT) {
-    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(dst),
-                 "l"(src), "l"(policy)
-                 : "memory");
-  } else if constexpr (BYTES == 16) {
+  if constexpr (BYTES == 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                  "r"(src_bytes)
                  : "memory");
@@ -56,8 +47,7 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // Loads N (1, 2 or 4) consecutive floats from global memory, N-aligned, through the read-only
 // path. STREAM: not kept in L1 (the element is read by this warp only). HINT: a 16-byte load (N =
-// 4) under the L2 policy `policy` (evict_first_policy()); narrower loads take the default policy,
-// as hinted copies do (cp_async above).
+// 4) under the L2 policy `policy` (evict_first_policy()); narrower loads take the default policy.
 template <int N, bool STREAM, bool HINT>
 __device__ __forceinline__ void load_global(const float* p, float* out, unsigned long long policy) {
   static_assert(N == 1 || N == 2 || N == 4, "vector of 1, 2 or 4 floats");
@@ -121,18 +111,14 @@ __device__ __forceinline__ void store_shared(float* p, const float* v) {
 // src + r * ld) into shared rows of PITCH floats starting at byte address dst, in vectors of VW
 // floats spread over THREADS threads. Rows at or past rows_valid and columns at or past cols_valid
 // are zero-filled and never read. FULL: the caller knows the whole tile is inside the matrix.
-// HINT: the full 16-byte copies of a FULL tile under the L2 policy `policy` (the rest, a tile's
-// edge at most, take the default policy).
 // src is the tile origin, always inside the matrix, so even predicated-off copies name a valid
 // address.
-template <int ROWS, int COLS, int VW, int PITCH, int THREADS, bool FULL, bool HINT>
+template <int ROWS, int COLS, int VW, int PITCH, int THREADS, bool FULL>
 __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long long ld,
-                                          int rows_valid, int cols_valid, int tid,
-                                          unsigned long long policy) {
+                                          int rows_valid, int cols_valid, int tid) {
   static_assert(COLS % VW == 0 && PITCH % VW == 0, "vectors must tile the rows");
   constexpr int kVecsPerRow = COLS / VW;
   constexpr int kBytes = 4 * VW;
-  constexpr bool kHint = HINT && FULL && kBytes == 16;
   if constexpr (kVecsPerRow >= THREADS) {
     // Wide rows: every thread takes kVecsPerRow / THREADS vectors of each row (rows unrolled
     // as far as 8 copies, as below).
@@ -148,8 +134,7 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long l
           const int left = cols_valid - col;
           bytes = r < rows_valid ? (left >= VW ? kBytes : (left > 0 ? 4 * left : 0)) : 0;
         }
-        cp_async<kBytes, kHint>(dst + 4u * (r * PITCH + col), bytes ? row_src + col : src, bytes,
-                                policy);
+        cp_async<kBytes>(dst + 4u * (r * PITCH + col), bytes ? row_src + col : src, bytes);
       }
       row_src += ld;
     }
@@ -172,7 +157,7 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const float* src, long l
       const int row = row0 + i * kRowsPerPass;
       if (ROWS % kRowsPerPass == 0 || row < ROWS) {
         const int bytes = FULL ? kBytes : (row < rows_valid ? col_bytes : 0);
-        cp_async<kBytes, kHint>(dst + 4u * (row * PITCH + col), bytes ? p : src, bytes, policy);
+        cp_async<kBytes>(dst + 4u * (row * PITCH + col), bytes ? p : src, bytes);
       }
       p += kRowsPerPass * ld;
     }

@@ -463,21 +463,26 @@ TEST(F4SkinnyFamily, ConfigurationsStoredWithoutReduceOrEvictMeanZero) {
 }
 
 // EVICT only changes the L2 policy of X's loads: the same launch, one define apart.
-TEST(F4SkinnyFamily, EvictFirstIsADefineOverTheSameLaunch) {
-  const Knobs evict = with(base(), "EVICT", 1);
+TEST(F4SkinnyFamily, EvictFirstIsADefineOverTheSameLaunchOnlyInRegisters) {
+  const Knobs plain = {{"BS", 1},   {"TS", 1},     {"TG", 4},     {"WARPS", 8}, {"KSL", 8},
+                       {"BK", 512}, {"STAGES", 3}, {"SPLITK", 1}, {"OCC", 16},  {"DIRECT", 1},
+                       {"PF", 0},   {"REDUCE", 0}, {"EVICT", 0},  {"WIN", 0}};
+  const Knobs evict = with(plain, "EVICT", 1);
   EXPECT_EQ(why(evict), "");
-  EXPECT_EQ(why(with(base(), "EVICT", 2)), "evict_is_0_or_1");
-  const ProblemKey p = problem(4096, 16, 4096);
+  EXPECT_EQ(why(with(plain, "EVICT", 2)), "evict_is_0_or_1");
+  // The ring's copies take no hint (ptxas 13.0 miscompiles hinted cp.async).
+  EXPECT_EQ(why(with(base(), "EVICT", 1)), "evict_only_in_registers");
+  const ProblemKey p = problem(4096, 1, 4096);
   EXPECT_TRUE(contains(f4().defines(evict, p), "-DEVICT=1"));
-  EXPECT_TRUE(contains(f4().defines(base(), p), "-DEVICT=0"));
-  const LaunchGeometry plain = f4().geometry(base(), p, kDevice),
+  EXPECT_TRUE(contains(f4().defines(plain, p), "-DEVICT=0"));
+  const LaunchGeometry unhinted = f4().geometry(plain, p, kDevice),
                        hinted = f4().geometry(evict, p, kDevice);
-  EXPECT_EQ(hinted.grid.x, plain.grid.x);
-  EXPECT_EQ(hinted.grid.z, plain.grid.z);
-  EXPECT_EQ(hinted.smem_bytes, plain.smem_bytes);
-  EXPECT_EQ(hinted.workspace_floats, plain.workspace_floats);
+  EXPECT_EQ(hinted.grid.x, unhinted.grid.x);
+  EXPECT_EQ(hinted.grid.z, unhinted.grid.z);
+  EXPECT_EQ(hinted.smem_bytes, unhinted.smem_bytes);
+  EXPECT_EQ(hinted.workspace_floats, unhinted.workspace_floats);
   // A tie in time goes to the default policy.
-  EXPECT_LT(f4().complexity(base()), f4().complexity(evict));
+  EXPECT_LT(f4().complexity(plain), f4().complexity(evict));
 }
 
 TEST(F4SkinnyFamily, DefaultSpaceSearchesBothReductions) {

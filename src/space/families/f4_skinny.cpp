@@ -1,8 +1,8 @@
 // Host side of family F4 (skinny SGEMM, kernel_templates/f4_skinny.cu): knobs, constraints, the
 // problems a configuration claims (min(m, n) <= 64), NVRTC defines and the split-K launch geometry
 // (a second kernel sums the splits, or with REDUCE = 1 the last block of each output tile does).
-// EVICT = 1 reads the streamed operand under an L2 evict-first policy; WIN = 1 copies a streamed
-// operand below 16-byte alignment in 16-byte windows.
+// EVICT = 1 (DIRECT = 1 only) reads the streamed operand under an L2 evict-first policy; WIN = 1
+// copies a streamed operand below 16-byte alignment in 16-byte windows.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -168,6 +168,11 @@ class F4Skinny final : public Family {
            const int e = shape_of(k).evict;
            return e == 0 || e == 1;
          }},
+        // Only global loads take the L2 hint: ptxas 13.0 miscompiles hinted cp.async into a
+        // copy that faults as an illegal instruction, in builds no rule predicts (H100 and H200:
+        // 4-byte, partial and whole 16-byte copies, BS 1, 8, 32 and 64).
+        {"evict_only_in_registers",
+         [](const Knobs& k) { return shape_of(k).evict == 0 || knob(k, "DIRECT") == 1; }},
         {"win_is_0_or_1",
          [](const Knobs& k) {
            const int w = shape_of(k).win;
