@@ -168,11 +168,6 @@ class F4Skinny final : public Family {
            const int e = shape_of(k).evict;
            return e == 0 || e == 1;
          }},
-        // Only global loads take the L2 hint: ptxas 13.0 miscompiles hinted cp.async into a
-        // copy that faults as an illegal instruction, in builds no rule predicts (H100 and H200:
-        // 4-byte, partial and whole 16-byte copies, BS 1, 8, 32 and 64).
-        {"evict_only_in_registers",
-         [](const Knobs& k) { return shape_of(k).evict == 0 || knob(k, "DIRECT") == 1; }},
         {"win_is_0_or_1",
          [](const Knobs& k) {
            const int w = shape_of(k).win;
@@ -181,6 +176,11 @@ class F4Skinny final : public Family {
         // Windows are copies into the shared-memory ring.
         {"win_only_on_the_ring",
          [](const Knobs& k) { return shape_of(k).win == 0 || knob(k, "DIRECT") == 0; }},
+        // Only global loads take the L2 hint: ptxas 13.0 miscompiles hinted cp.async into a
+        // copy that faults as an illegal instruction, in builds no rule predicts (H100 and H200:
+        // 4-byte, partial and whole 16-byte copies, BS 1, 8, 32 and 64).
+        {"evict_only_in_registers",
+         [](const Knobs& k) { return shape_of(k).evict == 0 || knob(k, "DIRECT") == 1; }},
         // ... at one block per SM's worth of registers: the windows' row offsets and the copy
         // loop's addresses spilled under a 128-register cap (ptxas, sm_90: 24-404 bytes with
         // TG x TS = 4 x 16, 8 x 8, and 4 x 8 in two S groups at BK 64).
