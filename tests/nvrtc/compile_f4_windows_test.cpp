@@ -1,6 +1,7 @@
-// NVRTC tier: family F4's windows (WIN = 1), which the default space leaves out until measured.
-// A spread of the points that take them compiles for sm_90, for a stream along G of alignment
-// class 1 (NN) and of class 2 with the small side along M (TT), without spills.
+// NVRTC tier: family F4's windows (WIN = 1), which the default space leaves out (correct, but
+// slower where measured). A spread of the points that take them compiles for sm_90, for a stream
+// along G of alignment class 1 (NN) and of class 2 with the small side along M (TT), without
+// spills.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
