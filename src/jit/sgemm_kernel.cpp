@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdlib>
 #include <string_view>
 
@@ -54,20 +56,66 @@ bool dependent_launch_enabled() {
   return on;
 }
 
+// The largest access-policy window of the current device, in bytes (0: none), read once per
+// device.
+std::size_t max_l2_window_bytes() {
+  constexpr int kDevices = 64;
+  static std::array<std::atomic<long long>, kDevices> cached{};  // 0: not read yet
+  int device = 0;
+  SGT_CUDA_CHECK(cudaGetDevice(&device));
+  if (device < 0 || device >= kDevices) return 0;
+  long long bytes = cached[device].load(std::memory_order_relaxed);
+  if (bytes == 0) {
+    int value = 0;
+    SGT_CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxAccessPolicyWindowSize, device));
+    bytes = value > 0 ? value : -1;
+    cached[device].store(bytes, std::memory_order_relaxed);
+  }
+  return bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
+}
+
+// A window over [base, base + bytes) whose L2 lines are evicted first, as far as the device's
+// largest window reaches from base; none (bytes 0) without a window or without cuLaunchKernelEx.
+struct StreamingWindow {
+  const void* base = nullptr;
+  std::size_t bytes = 0;
+};
+
+StreamingWindow streaming_window(const L2StreamedOperand& x, const SgemmArgs& args) {
+  if (x.which == L2StreamedOperand::Which::none || driver().cuLaunchKernelEx == nullptr) return {};
+  const void* base = x.which == L2StreamedOperand::Which::a ? static_cast<const void*>(args.a)
+                                                            : static_cast<const void*>(args.b);
+  return {base, std::min(x.bytes, max_l2_window_bytes())};
+}
+
 // One kernel on the stream. dependent: it follows another kernel of the same call, which it
-// waits for inside (wait_for_prior_grid), so it may be scheduled before that one ends.
+// waits for inside (wait_for_prior_grid), so it may be scheduled before that one ends. window:
+// an operand read under a streaming L2 policy.
 void enqueue(CUfunction f, Dim3 grid, Dim3 block, unsigned smem, cudaStream_t stream, void** params,
-             bool dependent) {
+             bool dependent, StreamingWindow window = {}) {
   const DriverApi& api = driver();
   const CUstream s = reinterpret_cast<CUstream>(stream);
-  if (!dependent || !dependent_launch_enabled()) {
+  const bool serialize = dependent && dependent_launch_enabled();
+  if (!serialize && window.bytes == 0) {
     SGT_CU_CHECK(api.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, s,
                                     params, nullptr));
     return;
   }
-  CUlaunchAttribute attribute{};
-  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attribute.value.programmaticStreamSerializationAllowed = 1;
+  std::array<CUlaunchAttribute, 2> attributes{};
+  unsigned count = 0;
+  if (serialize) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (window.bytes > 0) {
+    CUaccessPolicyWindow& w = attributes[count].value.accessPolicyWindow;
+    attributes[count++].id = CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW;
+    w.base_ptr = const_cast<void*>(window.base);
+    w.num_bytes = window.bytes;
+    w.hitRatio = 1.0f;
+    w.hitProp = CU_ACCESS_PROPERTY_STREAMING;
+    w.missProp = CU_ACCESS_PROPERTY_STREAMING;
+  }
   CUlaunchConfig config{.gridDimX = grid.x,
                         .gridDimY = grid.y,
                         .gridDimZ = grid.z,
@@ -76,8 +124,8 @@ void enqueue(CUfunction f, Dim3 grid, Dim3 block, unsigned smem, cudaStream_t st
                         .blockDimZ = block.z,
                         .sharedMemBytes = smem,
                         .hStream = s,
-                        .attrs = &attribute,
-                        .numAttrs = 1};
+                        .attrs = attributes.data(),
+                        .numAttrs = count};
   SGT_CU_CHECK(api.cuLaunchKernelEx(&config, f, params, nullptr));
 }
 
@@ -147,7 +195,8 @@ void SgemmKernel::launch(const LaunchGeometry& g, SgemmArgs args, cudaStream_t s
     map_a = encode_operand_map(args.a, args.m, args.k, args.lda, g.tma_a);
     map_b = encode_operand_map(args.b, args.n, args.k, args.ldb, g.tma_b);
   }
-  enqueue(main_, g.grid, g.block, g.smem_bytes, stream, params, packed);
+  enqueue(main_, g.grid, g.block, g.smem_bytes, stream, params, packed,
+          streaming_window(g.l2_streamed, args));
   if (g.has_reduce) {
     // Looked up on first need: probing a module without it would report an API error to tools
     // such as compute-sanitizer.

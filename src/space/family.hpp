@@ -28,6 +28,14 @@ struct TmaTile {
   unsigned swizzle_bytes = 0;  // 0 (none), 32, 64 or 128: must equal box_inner * 4 when set
 };
 
+// An operand a launch reads under a streaming L2 access-policy window (F4's ring with EVICT = 1):
+// its lines are evicted first, so streaming it once does not push out, and write back, what L2
+// already holds. bytes: its extent from its pointer.
+struct L2StreamedOperand {
+  enum class Which { none, a, b } which = Which::none;
+  std::size_t bytes = 0;
+};
+
 // How to launch one configuration on one problem. Packed operands are copied first; sgemm_main
 // always runs; sgemm_reduce runs after it when has_reduce (split-K); all on the same stream.
 struct LaunchGeometry {
@@ -47,6 +55,7 @@ struct LaunchGeometry {
   // The streamed operand is copied in vectors narrower than 16 bytes (F4 below alignment class 4
   // without windows; cost model).
   bool narrow_stream = false;
+  L2StreamedOperand l2_streamed;
   TmaTile tma_a, tma_b;          // both used, or neither
   PackedOperand pack_a, pack_b;  // copies in the workspace, after the rest (transposed: either)
 };

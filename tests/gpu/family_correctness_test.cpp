@@ -336,20 +336,21 @@ TEST(F4Windows, StreamsBelowClass4AtEveryEdgeSplitOrNot) {
   EXPECT_EQ(expect_correct(family, cases), implementable);
 }
 
-// Family F4's DIRECT path under both L2 policies of the streamed operand (EVICT 0 and 1; the
-// ring's copies take no hint), next to ring points: a sample of the default space at the edge
-// shapes, all four transposes, padded leading dimensions and misaligned pointers (the hinted
-// 16-byte loads of full tiles next to unhinted narrow and edge ones).
+// Family F4 under both L2 policies of the streamed operand (EVICT 0 and 1: DIRECT's hinted loads,
+// the ring's streaming access-policy window): a sample of the default space at the edge shapes,
+// all four transposes, padded leading dimensions and misaligned pointers (the hinted 16-byte
+// loads of full tiles next to unhinted narrow and edge ones; windows from misaligned pointers).
 std::vector<Knobs> f4_both_policy_configs() {
   std::vector<Knobs> ring, direct;
   for (const Knobs& k : testing::default_space_configs(find_family("f4_skinny")))
     (k.at("DIRECT") == 1 ? direct : ring).push_back(k);
-  std::vector<Knobs> out = sample(ring, 2);
-  for (Knobs k : sample(direct, 4))
-    for (int evict : {0, 1}) {
-      k["EVICT"] = evict;
-      out.push_back(k);
-    }
+  std::vector<Knobs> out;
+  for (const std::vector<Knobs>* pool : {&ring, &direct})
+    for (Knobs k : sample(*pool, pool == &ring ? 2 : 4))
+      for (int evict : {0, 1}) {
+        k["EVICT"] = evict;
+        out.push_back(k);
+      }
   return out;
 }
 
@@ -549,7 +550,7 @@ TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f4_skinny");
   const std::vector<Knobs> configs = f4_both_policy_configs();
-  ASSERT_EQ(configs.size(), 10u);
+  ASSERT_EQ(configs.size(), 12u);
   std::vector<testing::Case> cases =
       padded_and_misaligned(configs, {{1000, 1, 1027}, {300, 16, 513}});
   // Also 16-byte operands (every dimension a multiple of 4) with edge tiles along G and K.

@@ -1,8 +1,9 @@
 // Host side of family F4 (skinny SGEMM, kernel_templates/f4_skinny.cu): knobs, constraints, the
 // problems a configuration claims (min(m, n) <= 64), NVRTC defines and the split-K launch geometry
 // (a second kernel sums the splits, or with REDUCE = 1 the last block of each output tile does).
-// EVICT = 1 (DIRECT = 1 only) reads the streamed operand under an L2 evict-first policy; WIN = 1
-// copies a streamed operand below 16-byte alignment in 16-byte windows.
+// EVICT = 1 reads the streamed operand under an L2 evict-first policy: DIRECT = 1 by hinted loads,
+// the ring through a streaming access-policy window on the launch; WIN = 1 copies a streamed
+// operand below 16-byte alignment in 16-byte windows.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -64,6 +65,17 @@ Layout layout_of(const ProblemKey& p) {
   l.xg = l.small_m ? p.transb == Op::T : p.transa == Op::N;
   l.yk = l.small_m ? p.transa == Op::T : p.transb == Op::N;
   return l;
+}
+
+// X, the operand the grid streams, and its extent in bytes from its pointer (column-major).
+L2StreamedOperand streamed_operand(const ProblemKey& p, const Layout& l) {
+  const bool x_is_b = l.small_m;
+  const std::int64_t ld = x_is_b ? p.ldb : p.lda;
+  const std::int64_t rows = x_is_b ? rows_b(p) : rows_a(p), cols = x_is_b ? cols_b(p) : cols_a(p);
+  L2StreamedOperand x;
+  x.which = x_is_b ? L2StreamedOperand::Which::b : L2StreamedOperand::Which::a;
+  x.bytes = static_cast<std::size_t>(4 * (ld * (cols - 1) + rows));
+  return x;
 }
 
 // Dynamic shared memory in floats: the cp.async ring or the K-slice partial tiles, the larger.
@@ -176,12 +188,7 @@ class F4Skinny final : public Family {
         // Windows are copies into the shared-memory ring.
         {"win_only_on_the_ring",
          [](const Knobs& k) { return shape_of(k).win == 0 || knob(k, "DIRECT") == 0; }},
-        // Only global loads take the L2 hint: ptxas 13.0 miscompiles hinted cp.async into a
-        // copy that faults as an illegal instruction, in builds no rule predicts (H100 and H200:
-        // 4-byte, partial and whole 16-byte copies, BS 1, 8, 32 and 64).
-        {"evict_only_in_registers",
-         [](const Knobs& k) { return shape_of(k).evict == 0 || knob(k, "DIRECT") == 1; }},
-        // ... at one block per SM's worth of registers: the windows' row offsets and the copy
+        // Windows at one block per SM's worth of registers: the windows' row offsets and the copy
         // loop's addresses spilled under a 128-register cap (ptxas, sm_90: 24-404 bytes with
         // TG x TS = 4 x 16, 8 x 8, and 4 x 8 in two S groups at BK 64).
         {"win_registers_uncapped",
@@ -450,14 +457,19 @@ class F4Skinny final : public Family {
   }
 
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
+    const Shape s = shape_of(knobs);
     std::vector<std::string> out;
     for (const std::string& name : knob_names())
       if (name != "REDUCE" && name != "EVICT" && name != "WIN")
         out.push_back(fmt::format("-D{}={}", name, knob(knobs, name)));
-    out.push_back(fmt::format("-DREDUCE={}", shape_of(knobs).reduce));
-    out.push_back(fmt::format("-DEVICT={}", shape_of(knobs).evict));
+    out.push_back(fmt::format("-DREDUCE={}", s.reduce));
+    // Only global loads take the L2 hint: ptxas 13.0 miscompiles hinted cp.async into a copy that
+    // faults as an illegal instruction, in builds no rule predicts (H100 and H200: 4-byte, partial
+    // and whole 16-byte copies, BS 1, 8, 32 and 64). The ring's EVICT = 1 is a launch attribute
+    // over EVICT = 0's build (geometry).
+    out.push_back(fmt::format("-DEVICT={}", s.direct == 1 ? s.evict : 0));
     // Only where set: builds without windows keep the options (and cache keys) they had.
-    if (shape_of(knobs).win == 1) out.push_back("-DWIN=1");
+    if (s.win == 1) out.push_back("-DWIN=1");
     out.push_back(fmt::format("-DTRANS_A={}", p.transa == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DTRANS_B={}", p.transb == Op::T ? 1 : 0));
     out.push_back(fmt::format("-DALIGN={}", p.align));
@@ -482,6 +494,7 @@ class F4Skinny final : public Family {
     g.stream_passes = static_cast<int>(g.grid.y);
     // Below class 4, X is copied ALIGN floats at a time, unless in windows (WIN = 1).
     g.narrow_stream = p.align < 4 && s.win == 0;
+    if (s.evict == 1 && !direct) g.l2_streamed = streamed_operand(p, l);
     const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
     const int tiles_int = static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30));
     int splits = 0;
