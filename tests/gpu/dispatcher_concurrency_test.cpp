@@ -1,6 +1,7 @@
 // The dispatcher under concurrency: every route kind the families produce (one kernel, an operand
 // copy then the kernel, a copy made or not per call as the call's pointer allows, the kernel then
-// a split-K reduction, in-kernel split-K with tile counters, a cuBLASLt algorithm, cuBLAS) under
+// a split-K reduction, in-kernel split-K with tile counters, a kernel under an L2 access-policy
+// window, a cuBLASLt algorithm, cuBLAS) under
 // every calling pattern (calls alternating between
 // two streams, eight threads on one handle and one stream, eight threads on one handle with
 // streams of their own, eight threads with handles of their own, graph capture of first calls
@@ -158,12 +159,17 @@ Suite make_suite() {
   const auto counted = [](const LaunchGeometry& g) {
     return g.k_splits > 1 && !g.has_reduce && !g.pack_a.used && !g.pack_b.used;
   };
+  // F4's ring under a streaming L2 access-policy window (a launch attribute), no split.
+  const auto windowed = [](const LaunchGeometry& g) {
+    return g.l2_streamed.which != L2StreamedOperand::Which::none && g.k_splits == 1;
+  };
   const std::vector<std::pair<std::string, WinnerRecord>> winners = {
       {"one_kernel", kernel_winner(nn(256, 256, 2048), "f1_simt", plain)},
       {"pack_then_main", kernel_winner(nn(256, 256, 2048 + 64), "f2_tma", packed)},
       {"copy_per_call", kernel_winner(a_in_place, "f2_tma", packed)},
       {"main_then_reduce", kernel_winner(nn(256, 256, 4096), "f1_simt", reduced)},
       {"split_k_counters", kernel_winner(nn(256, 256, 4096 + 64), "f1_simt", counted)},
+      {"streaming_window", kernel_winner(nn(2048, 16, 1024), "f4_skinny", windowed)},
       {"cublaslt", lt_winner(nn(320, 320, 4096))},
       {"cublas", winner_of(nn(288, 320, 1536), kCublasFamily, "")},
   };
@@ -449,8 +455,8 @@ TEST_P(Concurrency, EveryResultMatchesTheCallMadeAlone) {
 INSTANTIATE_TEST_SUITE_P(
     RouteKinds, Concurrency,
     ::testing::Combine(::testing::Values("one_kernel", "pack_then_main", "copy_per_call",
-                                         "main_then_reduce", "split_k_counters", "cublaslt",
-                                         "cublas", "mixed"),
+                                         "main_then_reduce", "split_k_counters", "streaming_window",
+                                         "cublaslt", "cublas", "mixed"),
                        ::testing::Values(Pattern::alternating_streams, Pattern::threads_one_stream,
                                          Pattern::threads_own_streams, Pattern::threads_own_handles,
                                          Pattern::graph_capture)),
