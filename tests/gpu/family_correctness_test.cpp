@@ -420,10 +420,10 @@ TEST(F1AlignedC, AnUnalignedOperandLeavesCToFloat4Stores) {
 TEST(F1ThreeWarpTiles, AlongEitherSideSplitOrNotAtEdgeShapes) {
   SGT_SKIP_WITHOUT_GPU();
   const Family& family = find_family("f1_simt");
-  const Knobs base = {{"BM", 96},    {"BN", 32},    {"BK", 16},        {"WM", 32},
-                      {"WN", 32},    {"TM", 8},     {"TN", 4},         {"STAGES", 3},
-                      {"PAD", 4},    {"REGDB", 1},  {"MIN_BLOCKS", 1}, {"RASTER", 1},
-                      {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0},       {"CWIN", 0}};
+  const Knobs base = {{"BM", 96},        {"BN", 32},    {"BK", 16},    {"WM", 32},    {"WN", 32},
+                      {"TM", 8},         {"TN", 4},     {"STAGES", 3}, {"PAD", 4},    {"REGDB", 1},
+                      {"MIN_BLOCKS", 1}, {"RASTER", 1}, {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0},
+                      {"CWIN", 0},       {"EVICT", 0}};
   using testing::with;
   const std::vector<Knobs> configs = {
       base,                                                                    // 96x32
@@ -565,6 +565,28 @@ TEST(F4L2Policy, BothPoliciesAtEdgeShapesAllTransposesPaddedAndMisaligned) {
           cases.push_back({knobs, testing::make_problem(ta, tb, m, n, k), 0});
   const int ran = expect_correct(family, cases);
   EXPECT_GE(ran, static_cast<int>(8 * configs.size()));
+  RecordProperty("cases", ran);
+}
+
+// Family F1 with EVICT = 1 (the larger operand under a streaming L2 access-policy window): a
+// sample of the default space, split or not, on tall and wide problems at edge tiles, K < BK, all
+// transposes, padded leading dimensions and misaligned pointers (windows from odd addresses).
+TEST(F1L2Window, TallAndWideAtEdgeShapesAllTransposesPaddedAndMisaligned) {
+  SGT_SKIP_WITHOUT_GPU();
+  const Family& family = find_family("f1_simt");
+  std::vector<Knobs> configs;
+  for (Knobs k : sample(testing::default_space_configs(family), 4)) {
+    k["EVICT"] = 1;
+    configs.push_back(k);
+  }
+  std::vector<testing::Case> cases =
+      padded_and_misaligned(configs, {{5001, 97, 131}, {67, 4099, 5}, {1, 3000, 70}});
+  const int ran = expect_correct(family, cases);
+  EXPECT_GE(ran, static_cast<int>(cases.size()) / 2);
+  EXPECT_TRUE(std::all_of(cases.begin(), cases.end(), [&](const testing::Case& c) {
+    return family.geometry(c.knobs, c.problem, testing::gpu_limits()).l2_streamed.which !=
+           L2StreamedOperand::Which::none;
+  }));
   RecordProperty("cases", ran);
 }
 

@@ -27,7 +27,7 @@ const Family& f1() { return find_family("f1_simt"); }
 Knobs base() {
   return {{"BM", 128},   {"BN", 128},   {"BK", 8},   {"WM", 32},   {"WN", 64},        {"TM", 8},
           {"TN", 8},     {"STAGES", 3}, {"PAD", 4},  {"REGDB", 1}, {"MIN_BLOCKS", 1}, {"RASTER", 1},
-          {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0}, {"CWIN", 0}};
+          {"SPLITK", 1}, {"REDUCE", 0}, {"XCHG", 0}, {"CWIN", 0},  {"EVICT", 0}};
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -145,6 +145,33 @@ TEST(F1SimtFamily, RegisterEstimateAndOccupancy) {
   EXPECT_EQ(why(deep), "min_blocks_smem");
 }
 
+// EVICT = 1 reads the larger operand under a streaming L2 window: the same build and launch
+// otherwise; configurations stored before it read as EVICT = 0.
+TEST(F1SimtFamily, EvictFirstIsAWindowOverTheLargerOperandOnTheSameBuild) {
+  const Knobs evict = with(base(), "EVICT", 1);
+  EXPECT_EQ(why(evict), "");
+  EXPECT_EQ(why(with(base(), "EVICT", 2)), "evict_0_or_1");
+  const ProblemKey tall = problem(38861, 177, 180, Op::T, Op::N);  // A stored 180 x 38861
+  EXPECT_EQ(f1().defines(evict, tall), f1().defines(base(), tall));
+  const LaunchGeometry plain = f1().geometry(base(), tall, kDevice),
+                       windowed = f1().geometry(evict, tall, kDevice);
+  EXPECT_EQ(plain.l2_streamed.which, L2StreamedOperand::Which::none);
+  EXPECT_EQ(windowed.l2_streamed.which, L2StreamedOperand::Which::a);
+  EXPECT_EQ(windowed.l2_streamed.bytes, 4u * (180u * 38860u + 180u));
+  EXPECT_EQ(windowed.grid.x, plain.grid.x);
+  EXPECT_EQ(windowed.smem_bytes, plain.smem_bytes);
+  // A wide problem streams B (ldb padded to 200).
+  ProblemKey wide = problem(96, 50000, 150);
+  wide.ldb = 200;
+  const LaunchGeometry b = f1().geometry(evict, wide, kDevice);
+  EXPECT_EQ(b.l2_streamed.which, L2StreamedOperand::Which::b);
+  EXPECT_EQ(b.l2_streamed.bytes, 4u * (200u * 49999u + 150u));
+  EXPECT_LT(f1().complexity(base()), f1().complexity(evict));
+  Knobs stored = base();
+  stored.erase("EVICT");
+  EXPECT_EQ(with_knobs_added_later(f1(), stored), base());
+}
+
 TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
   const auto d = f1().defines(with(base(), "SPLITK", 4), problem(100, 200, 300, Op::T, Op::N, 1));
   auto has = [&](const std::string& s) { return std::find(d.begin(), d.end(), s) != d.end(); };
@@ -156,8 +183,10 @@ TEST(F1SimtFamily, DefinesCarryEveryKnobAndTheProblemClass) {
   EXPECT_TRUE(has("-DTRANS_B=0"));
   EXPECT_TRUE(has("-DALIGN=1"));
   EXPECT_TRUE(has("-DC_LD4=1"));  // ldc 100: C may take float4 accesses below class 4
-  // SPLITK, REDUCE, the problem's class (4) and C_LD4; XCHG and CWIN only where set.
-  EXPECT_EQ(d.size(), f1().knob_names().size() + 2);
+  // SPLITK, REDUCE, the problem's class (4) and C_LD4; XCHG and CWIN only where set; EVICT never
+  // (a launch attribute).
+  EXPECT_EQ(d.size(), f1().knob_names().size() + 1);
+  EXPECT_FALSE(has("-DEVICT=0"));
   const auto d2 = f1().defines(base(), problem(8, 8, 8, Op::N, Op::T, 2));
   EXPECT_NE(std::find(d2.begin(), d2.end(), "-DTRANS_B=1"), d2.end());
   EXPECT_NE(std::find(d2.begin(), d2.end(), "-DALIGN=2"), d2.end());

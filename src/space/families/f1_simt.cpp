@@ -23,18 +23,19 @@ constexpr int kMaxThreadsPerSm = 2048;
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {
-      "BM",  "BN",    "BK",         "WM",     "WN",     "TM",     "TN",   "STAGES",
-      "PAD", "REGDB", "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE", "XCHG", "CWIN"};
+      "BM",    "BN",         "BK",     "WM",     "WN",     "TM",   "TN",   "STAGES", "PAD",
+      "REGDB", "MIN_BLOCKS", "RASTER", "SPLITK", "REDUCE", "XCHG", "CWIN", "EVICT"};
   return n;
 }
 
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
-// Configurations stored before REDUCE (XCHG, CWIN) existed summed their splits in sgemm_reduce
-// (stored C directly from the register tiles).
+// Configurations stored before REDUCE (XCHG, CWIN, EVICT) existed summed their splits in
+// sgemm_reduce (stored C directly from the register tiles).
 int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
 int exchange_of(const Knobs& k) { return k.contains("XCHG") ? knob(k, "XCHG") : 0; }
 int windows_of(const Knobs& k) { return k.contains("CWIN") ? knob(k, "CWIN") : 0; }
+int evict_of(const Knobs& k) { return k.contains("EVICT") ? knob(k, "EVICT") : 0; }
 
 // With CWIN, M tiles overlap by this many rows (the template's kStepM = BM - 8).
 constexpr int kWindowOverlap = 8;
@@ -110,6 +111,7 @@ class F1Simt final : public Family {
         {"reduce_0_or_1", [](const Knobs& k) { return in(reduce_of(k), 0, 1); }},
         {"xchg_0_or_1", [](const Knobs& k) { return in(exchange_of(k), 0, 1); }},
         {"cwin_0_or_1", [](const Knobs& k) { return in(windows_of(k), 0, 1); }},
+        {"evict_0_or_1", [](const Knobs& k) { return in(evict_of(k), 0, 1); }},
         // C's windows are stored by the kernel's own epilogue, from one whole K.
         {"cwin_unsplit_without_exchange",
          [](const Knobs& k) {
@@ -200,7 +202,7 @@ class F1Simt final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "REDUCE" && n != "SPLITK" && n != "XCHG" && n != "CWIN")
+      if (n != "REDUCE" && n != "SPLITK" && n != "XCHG" && n != "CWIN" && n != "EVICT")
         out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
     out.push_back(fmt::format("-DSPLITK={}", split_k_define(knob(knobs, "SPLITK"))));
     out.push_back(fmt::format("-DREDUCE={}", reduce_of(knobs)));
@@ -225,6 +227,13 @@ class F1Simt final : public Family {
     g.tile_m = s.bm;
     g.tile_n = s.bn;
     g.c_sector_windows = s.windows;
+    // EVICT = 1: the larger operand, streamed past L2 (tall or wide problems), is read under a
+    // streaming access-policy window; a launch attribute, so the build is EVICT = 0's.
+    if (evict_of(knobs) == 1) {
+      const bool a = elements_a(p) >= elements_b(p);
+      g.l2_streamed.which = a ? L2StreamedOperand::Which::a : L2StreamedOperand::Which::b;
+      g.l2_streamed.bytes = 4 * static_cast<std::size_t>(a ? elements_a(p) : elements_b(p));
+    }
     const KSplit split = split_of(knobs, p);
     if (set_k_split(g, split, partial_floats(knobs, p, split))) {
       if (reduce_of(knobs)) return g;
@@ -242,13 +251,16 @@ class F1Simt final : public Family {
     return g;
   }
 
-  Knobs knobs_added_later() const override { return {{"REDUCE", 0}, {"XCHG", 0}, {"CWIN", 0}}; }
+  Knobs knobs_added_later() const override {
+    return {{"REDUCE", 0}, {"XCHG", 0}, {"CWIN", 0}, {"EVICT", 0}};
+  }
 
   // Each optional mechanism adds one; a timing tie goes to the configuration with fewer.
   int complexity(const Knobs& k) const override {
     return (knob(k, "STAGES") - 2) + knob(k, "REGDB") + (knob(k, "PAD") > 0 ? 1 : 0) +
            (knob(k, "RASTER") > 1 ? 1 : 0) + (knob(k, "MIN_BLOCKS") > 1 ? 1 : 0) +
-           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k) + exchange_of(k) + windows_of(k);
+           (knob(k, "SPLITK") > 1 ? 2 : 0) + reduce_of(k) + exchange_of(k) + windows_of(k) +
+           evict_of(k);
   }
 };
 

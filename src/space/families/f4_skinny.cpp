@@ -67,14 +67,11 @@ Layout layout_of(const ProblemKey& p) {
   return l;
 }
 
-// X, the operand the grid streams, and its extent in bytes from its pointer (column-major).
+// X, the operand the grid streams, and its extent in bytes from its pointer.
 L2StreamedOperand streamed_operand(const ProblemKey& p, const Layout& l) {
-  const bool x_is_b = l.small_m;
-  const std::int64_t ld = x_is_b ? p.ldb : p.lda;
-  const std::int64_t rows = x_is_b ? rows_b(p) : rows_a(p), cols = x_is_b ? cols_b(p) : cols_a(p);
   L2StreamedOperand x;
-  x.which = x_is_b ? L2StreamedOperand::Which::b : L2StreamedOperand::Which::a;
-  x.bytes = static_cast<std::size_t>(4 * (ld * (cols - 1) + rows));
+  x.which = l.small_m ? L2StreamedOperand::Which::b : L2StreamedOperand::Which::a;
+  x.bytes = 4 * static_cast<std::size_t>(l.small_m ? elements_b(p) : elements_a(p));
   return x;
 }
 
