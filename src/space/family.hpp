@@ -28,9 +28,9 @@ struct TmaTile {
   unsigned swizzle_bytes = 0;  // 0 (none), 32, 64 or 128: must equal box_inner * 4 when set
 };
 
-// An operand a launch reads under a streaming L2 access-policy window (F4's ring with EVICT = 1):
-// its lines are evicted first, so streaming it once does not push out, and write back, what L2
-// already holds. bytes: its extent from its pointer.
+// An operand a launch reads under a streaming L2 access-policy window (EVICT = 1 of F1 and F4's
+// ring): its lines are evicted first, so streaming it once does not push out, and write back, what
+// L2 already holds. bytes: its extent from its pointer.
 struct L2StreamedOperand {
   enum class Which { none, a, b } which = Which::none;
   std::size_t bytes = 0;

@@ -30,8 +30,8 @@ const std::vector<std::string>& names() {
 
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
-// Configurations stored before REDUCE (XCHG, CWIN, EVICT) existed summed their splits in
-// sgemm_reduce (stored C directly from the register tiles).
+// Configurations stored before REDUCE (XCHG, CWIN) existed summed their splits in sgemm_reduce
+// (stored C directly from the register tiles); before EVICT, read with the default L2 policy.
 int reduce_of(const Knobs& k) { return k.contains("REDUCE") ? knob(k, "REDUCE") : 0; }
 int exchange_of(const Knobs& k) { return k.contains("XCHG") ? knob(k, "XCHG") : 0; }
 int windows_of(const Knobs& k) { return k.contains("CWIN") ? knob(k, "CWIN") : 0; }
