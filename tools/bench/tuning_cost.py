@@ -17,6 +17,10 @@
       would have stopped at 3. Prints the screening sample time it would save and how many of
       the stopped candidates were finalists and winners. It takes the median of all samples for
       that of the first 3: on noisy microsecond kernels the two differ.
+  tuning_cost.py twins TUNE.db FAMILY KNOB
+      a knob measured inside one tuning run: per problem, the screened median of each FAMILY
+      configuration with KNOB = 1 over its twin with KNOB = 0 (the same configuration otherwise),
+      as median, least and most, then the winners, so a knob in the space shows whether it wins.
 """
 import json
 import math
@@ -129,6 +133,30 @@ def drop_replay(db_path, factors):
               f"{finalists} of them finalists, {lost} winners")
 
 
+def twins(db_path, family, knob):
+    db = sqlite3.connect(db_path)
+    name = "p.transa || p.transb || ' ' || p.m || 'x' || p.n || 'x' || p.k"
+    pairs = {}
+    for problem, config, median in db.execute(
+            f"SELECT {name}, c.config, c.screen_median_us FROM candidates c "
+            "JOIN problems p ON p.id = c.problem_id "
+            "WHERE c.family = ? AND c.outcome = 'ok' AND c.screen_median_us IS NOT NULL",
+            (family,)):
+        knobs = dict(kv.split("=") for kv in config.split(","))
+        value = knobs.pop(knob, "0")
+        pairs.setdefault((problem, tuple(sorted(knobs.items()))), {})[value] = median
+    by_problem = {}
+    for (problem, _), times in pairs.items():
+        if "0" in times and "1" in times:
+            by_problem.setdefault(problem, []).append(times["1"] / times["0"])
+    for problem, r in sorted(by_problem.items()):
+        print(f"{problem:28s} twins {len(r):3d}  {knob} 1 / 0 median {statistics.median(r):.3f}  "
+              f"min {min(r):.3f}  max {max(r):.3f}")
+    for row in db.execute(f"SELECT {name}, w.family, w.config FROM winners w "
+                          "JOIN problems p ON p.id = w.problem_id"):
+        print("winner", *row)
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "time":
         time_report(sys.argv[2:])
@@ -136,5 +164,7 @@ if __name__ == "__main__":
         compare(*sys.argv[2:])
     elif len(sys.argv) >= 3 and sys.argv[1] == "drop":
         drop_replay(sys.argv[2], [float(f) for f in sys.argv[3:]] or [1.05, 1.10, 1.15])
+    elif len(sys.argv) == 5 and sys.argv[1] == "twins":
+        twins(*sys.argv[2:])
     else:
         sys.exit(__doc__)

@@ -15,7 +15,8 @@
 #   class: the sweep's problems of $CLASSES (default long_k) tuned into a fresh database of their
 #     own, then benched on it against cuBLAS and cuBLASLt's best of 8 (a space change measured on
 #     the classes it is for, in one command); LT_SPLITS=N tunes with --lt-splits N (files named
-#     class-lt-splits-N, so that both runs of one command are kept);
+#     class-lt-splits-N, so that both runs of one command are kept); TWINS="FAMILY KNOB" adds
+#     the knob's twins within the tuning (tools/bench/tuning_cost.py twins) as twins.txt;
 #   placement: the dozen's two microsecond problems (NN 9x37x53, 27x54x17), each at 4 odd lda
 #     (a shape list refuses a repeated row; every odd lda is the same alignment class), benched in
 #     two processes: each row allocates its own operands, so cuBLAS's times over the rows of one
@@ -132,6 +133,8 @@ phase_class() {
   timed "bench-$name" timeout 200 sgemm-tune bench --shapes "$list" --db "$work/$name.db" \
     --lt-algos 8 --json "$res/bench-$name.data.json"
   python3 tools/bench/ceilings.py "$res/bench-$name.data.json" --rows
+  [[ -z ${TWINS:-} ]] || python3 tools/bench/tuning_cost.py twins "$work/$name.db" $TWINS |
+    tee "$res/twins.txt"
 }
 
 phase_placement() {
