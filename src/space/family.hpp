@@ -34,6 +34,12 @@ struct TmaTile {
 struct L2StreamedOperand {
   enum class Which { none, a, b } which = Which::none;
   std::size_t bytes = 0;
+
+  // Operand A or B of p, over its whole extent.
+  static L2StreamedOperand of(bool a, const ProblemKey& p) {
+    return {a ? Which::a : Which::b,
+            4 * static_cast<std::size_t>(a ? elements_a(p) : elements_b(p))};
+  }
 };
 
 // How to launch one configuration on one problem. Packed operands are copied first; sgemm_main

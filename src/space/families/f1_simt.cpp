@@ -229,11 +229,8 @@ class F1Simt final : public Family {
     g.c_sector_windows = s.windows;
     // EVICT = 1: the larger operand, streamed past L2 (tall or wide problems), is read under a
     // streaming access-policy window; a launch attribute, so the build is EVICT = 0's.
-    if (evict_of(knobs) == 1) {
-      const bool a = elements_a(p) >= elements_b(p);
-      g.l2_streamed.which = a ? L2StreamedOperand::Which::a : L2StreamedOperand::Which::b;
-      g.l2_streamed.bytes = 4 * static_cast<std::size_t>(a ? elements_a(p) : elements_b(p));
-    }
+    if (evict_of(knobs) == 1)
+      g.l2_streamed = L2StreamedOperand::of(elements_a(p) >= elements_b(p), p);
     const KSplit split = split_of(knobs, p);
     if (set_k_split(g, split, partial_floats(knobs, p, split))) {
       if (reduce_of(knobs)) return g;

@@ -67,14 +67,6 @@ Layout layout_of(const ProblemKey& p) {
   return l;
 }
 
-// X, the operand the grid streams, and its extent in bytes from its pointer.
-L2StreamedOperand streamed_operand(const ProblemKey& p, const Layout& l) {
-  L2StreamedOperand x;
-  x.which = l.small_m ? L2StreamedOperand::Which::b : L2StreamedOperand::Which::a;
-  x.bytes = 4 * static_cast<std::size_t>(l.small_m ? elements_b(p) : elements_a(p));
-  return x;
-}
-
 // Dynamic shared memory in floats: the cp.async ring or the K-slice partial tiles, the larger.
 // A split of fewer chunks than STAGES only touches that many stages (short K: more blocks fit).
 std::int64_t smem_floats(const Shape& s, bool xg, bool yk, int chunks_per_split = 1 << 30) {
@@ -491,7 +483,7 @@ class F4Skinny final : public Family {
     g.stream_passes = static_cast<int>(g.grid.y);
     // Below class 4, X is copied ALIGN floats at a time, unless in windows (WIN = 1).
     g.narrow_stream = p.align < 4 && s.win == 0;
-    if (s.evict == 1 && !direct) g.l2_streamed = streamed_operand(p, l);
+    if (s.evict == 1 && !direct) g.l2_streamed = L2StreamedOperand::of(!l.small_m, p);  // X
     const std::int64_t tiles = std::int64_t{g.grid.x} * g.grid.y;
     const int tiles_int = static_cast<int>(std::min<std::int64_t>(tiles, 1 << 30));
     int splits = 0;
