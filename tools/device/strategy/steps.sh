@@ -2,9 +2,10 @@
 # tuning engine's costs, with the shipped measurement settings for every strategy alike. Compare two runs with tools/bench/compare_strategies.py DEFAULT.json
 # EXHAUSTIVE.json; replay a strategy over the exhaustive database without a GPU with
 # build/tools/bench/strategy_replay --db EXHAUSTIVE.db.
-#   default (default): the public suite tuned cold (fresh database and compile cache), the same
-#     command again (already tuned), and explain --ncu of 4096x16x4096's winner;
-#   exhaustive: the public suite with --strategy exhaustive for TIME_BUDGET seconds (default 420);
+#   default (default): the public suite (or SHAPES) tuned cold (fresh database and compile cache),
+#     the same command again (already tuned), and explain --ncu of 4096x16x4096's winner (public
+#     suite only);
+#   exhaustive: the public suite (or SHAPES) with --strategy exhaustive for TIME_BUDGET seconds (default 420);
 #     run it again to continue where the budget stopped it (EXHAUSTIVE_DB: a database from an
 #     earlier visit to continue from);
 #   heldout: the shapes of heldout.csv (not in the public suite; the cost model was not fitted to
@@ -12,7 +13,7 @@
 #   compile: tune --compile-only of 1024^3 for sm_90, cold then warm compile cache;
 #   workers: two workers on one GPU (--devices 0,0) over the quick list into one database.
 default_phase=default
-public=$dist/configs/shapes/public.csv
+public=${SHAPES:-$dist/configs/shapes/public.csv}
 
 phase_default() {
   rm -rf "$work/default.db"* "$SGEMM_CACHE_DIR"
@@ -20,10 +21,12 @@ phase_default() {
     --settings "$settings" --db "$work/default.db" --json
   timed tune-default-again timeout 60 sgemm-tune tune --shapes "$public" --space "$space" \
     --settings "$settings" --db "$work/default.db" --json
-  export TMPDIR=$work/ncu
-  mkdir -p "$TMPDIR"
-  timed explain-ncu timeout 60 sgemm-tune explain 4096 16 4096 --db "$work/default.db" --ncu --json
-  unset TMPDIR
+  if [[ -z ${SHAPES:-} ]]; then
+    export TMPDIR=$work/ncu
+    mkdir -p "$TMPDIR"
+    timed explain-ncu timeout 60 sgemm-tune explain 4096 16 4096 --db "$work/default.db" --ncu --json
+    unset TMPDIR
+  fi
   cp "$work/default.db" "$res/default.db"
 }
 
