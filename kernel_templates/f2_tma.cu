@@ -55,6 +55,9 @@
 #ifndef SPLITK
 #define SPLITK 1  // K splits at most (>1: partial tiles to the workspace, summed by the last split)
 #endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1  // __launch_bounds__ minimum blocks per SM: a register cap of 64K / (threads x it)
+#endif
 #ifndef STREAMK
 #define STREAMK 0  // >0: stream-K over a persistent grid (the host sizes it: STREAMK blocks per SM)
 #endif
@@ -457,7 +460,7 @@ __device__ __forceinline__ void run_tile(const SgemmArgs& args, const Ring& ring
 
 }  // namespace f2
 
-extern "C" __global__ void __launch_bounds__(f2::kThreads, 1)
+extern "C" __global__ void __launch_bounds__(f2::kThreads, MIN_BLOCKS)
     sgemm_main(SgemmArgs args, const __grid_constant__ TmaMap map_a,
                const __grid_constant__ TmaMap map_b) {
   using namespace f2;

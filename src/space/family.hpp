@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,14 @@ struct DeviceLimits {
   int smem_optin_bytes = 232448;  // 227 KB
   int regs_per_sm = 65536;
   int max_regs_per_thread = 255;
+  static constexpr int kSmemReservedPerBlock =
+      1024;  // bytes an SM keeps per resident block (sm_80+)
+
+  // Whether `blocks` resident blocks of `smem_bytes` each fit one SM's shared memory.
+  bool smem_fits_blocks(int blocks, std::int64_t smem_bytes) const {
+    return blocks * (smem_bytes + kSmemReservedPerBlock) <=
+           smem_optin_bytes + kSmemReservedPerBlock;
+  }
 };
 
 struct Constraint {

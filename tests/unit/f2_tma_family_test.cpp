@@ -26,8 +26,9 @@ const Family& f2() { return find_family("f2_tma"); }
 
 // The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
 Knobs base() {
-  return {{"BM", 128}, {"BN", 128},   {"BK", 32},    {"WM", 32},    {"WN", 64},     {"TM", 8},
-          {"TN", 8},   {"STAGES", 4}, {"RASTER", 1}, {"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}};
+  return {{"BM", 128},    {"BN", 128}, {"BK", 32},       {"WM", 32},    {"WN", 64},
+          {"TM", 8},      {"TN", 8},   {"STAGES", 4},    {"RASTER", 1}, {"SPLITK", 1},
+          {"STREAMK", 0}, {"PACK", 0}, {"MIN_BLOCKS", 1}};
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -248,8 +249,35 @@ TEST(F2TmaFamily, DefinesCarryEveryKnobAndTheTransposes) {
   EXPECT_TRUE(has("-DTRANS_A=1"));
   EXPECT_TRUE(has("-DTRANS_B=0"));
   EXPECT_TRUE(has("-DALIGN_C=4"));
-  // Every knob but PACK (the launch's business), then ALIGN_C and the two transposes.
-  EXPECT_EQ(d.size(), f2().knob_names().size() - 1 + 3);
+  // Every knob but PACK (the launch's business) and MIN_BLOCKS = 1 (no cap, no define), then
+  // ALIGN_C and the two transposes.
+  EXPECT_EQ(d.size(), f2().knob_names().size() - 2 + 3);
+}
+
+TEST(F2TmaFamily, MinBlocksCapsRegistersOnlyWhereTheCapBindsAndLeavesTheFloor) {
+  // 256 threads: 2 blocks cap 128 registers (64 accumulators and their fragments fit), 3 cap 85.
+  Knobs ring = base();
+  ring["BK"] = 16, ring["STAGES"] = 3;  // 48 KB: three fit one SM
+  EXPECT_EQ(why(with(ring, "MIN_BLOCKS", 2)), "");
+  EXPECT_EQ(why(with(ring, "MIN_BLOCKS", 3)), "min_blocks_register_floor");
+  EXPECT_EQ(why(with(ring, "MIN_BLOCKS", 0)), "min_blocks_1_to_4");
+  EXPECT_EQ(why(with(ring, "MIN_BLOCKS", 5)), "min_blocks_1_to_4");
+  EXPECT_EQ(why(with(base(), "MIN_BLOCKS", 2)), "min_blocks_smem");  // 2 x 128 KB
+  // 64x64 in 2 warps: even 4 blocks leave 256 registers, so the cap would change nothing.
+  Knobs two_warps = base();
+  two_warps["BM"] = 64, two_warps["BN"] = 64, two_warps["STAGES"] = 3;
+  EXPECT_EQ(why(two_warps), "");
+  EXPECT_EQ(why(with(two_warps, "MIN_BLOCKS", 4)), "min_blocks_binds");
+  // 4 blocks of 128 threads cap 128; their 4 stages of 32 x 192 floats (96 KB each) do not fit.
+  Knobs four_warps = base();
+  four_warps["BN"] = 64;
+  EXPECT_EQ(why(with(four_warps, "MIN_BLOCKS", 4)), "min_blocks_smem");
+  EXPECT_EQ(why(with(with(four_warps, "MIN_BLOCKS", 4), "BK", 8)), "");
+  // The define appears only where it caps, so older builds keep their options.
+  EXPECT_FALSE(contains(f2().defines(base(), problem(64, 64, 64)), "-DMIN_BLOCKS=1"));
+  EXPECT_TRUE(
+      contains(f2().defines(with(base(), "MIN_BLOCKS", 2), problem(64, 64, 64)), "-DMIN_BLOCKS=2"));
+  EXPECT_GT(f2().complexity(with(base(), "MIN_BLOCKS", 2)), f2().complexity(base()));
 }
 
 TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
@@ -365,6 +393,7 @@ TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   old.erase("SPLITK");
   old.erase("STREAMK");
   old.erase("PACK");
+  old.erase("MIN_BLOCKS");
   EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
   EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
   EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096), kDevice).k_splits, 1);

@@ -15,10 +15,9 @@
 namespace sgt {
 namespace {
 
-constexpr int kReduceThreads = 256;          // sgemm_reduce's __launch_bounds__
-constexpr int kMaxReduceBlocks = 8192;       // grid-stride beyond this
-constexpr int kMaxReduceGroups = 8;          // threads that share one run's splits
-constexpr int kSmemReservedPerBlock = 1024;  // bytes the SM keeps per resident block (sm_80+)
+constexpr int kReduceThreads = 256;     // sgemm_reduce's __launch_bounds__
+constexpr int kMaxReduceBlocks = 8192;  // grid-stride beyond this
+constexpr int kMaxReduceGroups = 8;     // threads that share one run's splits
 constexpr int kMaxThreadsPerSm = 2048;
 
 const std::vector<std::string>& names() {
@@ -136,9 +135,7 @@ class F1Simt final : public Family {
          }},
         {"min_blocks_smem",
          [lim](const Knobs& k) {
-           const Shape s(k);
-           return knob(k, "MIN_BLOCKS") * (s.smem_bytes() + kSmemReservedPerBlock) <=
-                  lim.smem_optin_bytes + kSmemReservedPerBlock;
+           return lim.smem_fits_blocks(knob(k, "MIN_BLOCKS"), Shape(k).smem_bytes());
          }},
         // MIN_BLOCKS > 1 that leaves the register cap at the maximum compiles to the same code
         // as MIN_BLOCKS = 1: prune the duplicate.

@@ -23,21 +23,24 @@ namespace {
 constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM", "BN",     "BK",     "WM",     "WN",      "TM",
-                                             "TN", "STAGES", "RASTER", "SPLITK", "STREAMK", "PACK"};
+  static const std::vector<std::string> n = {"BM",      "BN",   "BK",        "WM",     "WN",
+                                             "TM",      "TN",   "STAGES",    "RASTER", "SPLITK",
+                                             "STREAMK", "PACK", "MIN_BLOCKS"};
   return n;
 }
 
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
 struct Shape : TileShape {
-  // Configurations stored before SPLITK, STREAMK or PACK existed did not share out K or pack.
-  int splitk, streamk, pack;
+  // Configurations stored before SPLITK, STREAMK, PACK or MIN_BLOCKS existed did not share out
+  // K, pack or cap registers.
+  int splitk, streamk, pack, min_blocks;
   explicit Shape(const Knobs& k)
       : TileShape(k),
         splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1),
         streamk(k.contains("STREAMK") ? knob(k, "STREAMK") : 0),
-        pack(k.contains("PACK") ? knob(k, "PACK") : 0) {}
+        pack(k.contains("PACK") ? knob(k, "PACK") : 0),
+        min_blocks(k.contains("MIN_BLOCKS") ? knob(k, "MIN_BLOCKS") : 1) {}
   int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
   // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
@@ -45,6 +48,12 @@ struct Shape : TileShape {
   }
   // Accumulators + fragments of 4 k steps + addressing.
   int registers_estimate() const { return tm * tn + 4 * (tm + tn) + 30; }
+  // Accumulators + one k step's fragments + addressing: what a register cap must leave.
+  int registers_floor() const { return tm * tn + 2 * (tm + tn) + 16; }
+  // The register cap __launch_bounds__ sets for MIN_BLOCKS blocks per SM.
+  std::int64_t register_cap(const DeviceLimits& lim) const {
+    return lim.regs_per_sm / std::max(1, threads() * min_blocks);
+  }
 };
 
 std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
@@ -128,6 +137,25 @@ class F2Tma final : public Family {
            return s.registers_estimate() <= std::min(255, lim.max_regs_per_thread) &&
                   regs * s.threads() <= lim.regs_per_sm;
          }},
+        {"min_blocks_1_to_4", [](const Knobs& k) { return in(Shape(k).min_blocks, 1, 4); }},
+        // MIN_BLOCKS > 1 caps registers for more resident warps (NN and TN tiles, whose
+        // K-contiguous fragments take 140-250 registers where NT takes 111); a cap that leaves
+        // the maximum compiles to MIN_BLOCKS = 1's code, one below the floor spills.
+        {"min_blocks_binds",
+         [lim](const Knobs& k) {
+           const Shape s(k);
+           return s.min_blocks == 1 || s.register_cap(lim) < std::min(255, lim.max_regs_per_thread);
+         }},
+        {"min_blocks_register_floor",
+         [lim](const Knobs& k) {
+           const Shape s(k);
+           return s.min_blocks == 1 || s.register_cap(lim) >= s.registers_floor();
+         }},
+        {"min_blocks_smem",
+         [lim](const Knobs& k) {
+           const Shape s(k);
+           return s.min_blocks == 1 || lim.smem_fits_blocks(s.min_blocks, s.smem_bytes());
+         }},
     };
     c.insert(c.end(), rest.begin(), rest.end());
     return c;
@@ -172,8 +200,11 @@ class F2Tma final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "SPLITK" && n != "STREAMK" && n != "PACK")
+      if (n != "SPLITK" && n != "STREAMK" && n != "PACK" && n != "MIN_BLOCKS")
         out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
+    // Only where it caps: builds without it keep the options (and cache keys) they had.
+    if (const int blocks = Shape(knobs).min_blocks; blocks > 1)
+      out.push_back(fmt::format("-DMIN_BLOCKS={}", blocks));
     out.push_back(fmt::format("-DSPLITK={}", split_k_define(Shape(knobs).splitk)));
     out.push_back(fmt::format("-DSTREAMK={}", Shape(knobs).streamk));
     // The kernel reads A and B through TMA (in place or packed); only C keeps the problem's
@@ -224,14 +255,16 @@ class F2Tma final : public Family {
     return g;
   }
 
-  Knobs knobs_added_later() const override { return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}}; }
+  Knobs knobs_added_later() const override {
+    return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}, {"MIN_BLOCKS", 1}};
+  }
 
   // Each optional mechanism adds one (split-K and packing two); TMA itself is one, so F1 wins a
   // tie at equal depth.
   int complexity(const Knobs& k) const override {
     const Shape s(k);
     return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +
-           (s.streamk > 0 ? 3 : 0) + (s.pack > 0 ? 2 : 0);
+           (s.streamk > 0 ? 3 : 0) + (s.pack > 0 ? 2 : 0) + (s.min_blocks > 1 ? 1 : 0);
   }
 };
 
