@@ -1,7 +1,7 @@
 # F2 points outside its default spaces (deeper stream-K grids, wider K splits, tiles 32 wide:
 # the *.yaml here), every one of them on the public problems F2 takes in place (shapes.csv),
 # into a fresh database, to compare each problem's best with the shipped winner before adding
-# any point to configs/spaces.
+# any point to configs/spaces. Phases: explore (default), layouts, min-blocks (below).
 default_phase=explore
 
 phase_explore() {
@@ -57,5 +57,54 @@ for pid, m, n, k, ta, tb in db.execute(
     print(f"{ta}{tb} {m}x{n}x{k}")
     for v, (screen, cublas, regs, spill, config) in sorted(best.items(), key=lambda x: str(x[0])):
         print(f"  {knob}={v}: {screen:9.2f} us (cuBLAS {cublas:9.2f}) {regs} regs {spill} spill {config}")
+PY
+}
+
+# layouts: one F2 configuration ($CONFIG; default 128x128x16 in 8 warps of 32x64, 4 stages) on
+# 2048^3 in NT, NN, TN and TT: registers, the opcodes of sgemm_main's main loop (the span of
+# its unrolled stage, cuobjdump -sass), and Nsight Compute's occupancy and warp states.
+phase_layouts() {
+  local cfg=${CONFIG:-BM=128,BN=128,BK=16,WM=32,WN=64,TM=8,TN=8,STAGES=4} layout
+  for layout in NT NN TN TT; do
+    local d=$work/layouts/$layout log=$res/layouts-$layout.txt
+    rm -rf "$d"; mkdir -p "$d"
+    printf 'family: f2_tma\ndescription: one point\nknobs:\n' > "$d/space.yaml"
+    for kv in ${cfg//,/ } RASTER=1 STREAMK=0 SPLITK=1 PACK=0; do
+      echo "  ${kv%%=*}: [${kv#*=}]" >> "$d/space.yaml"
+    done
+    echo "$layout $cfg" > "$log"
+    SGEMM_CACHE_DIR=$d/cache timeout 150 ncu --clock-control none --kernel-name regex:'^sgemm_main' \
+      --launch-skip 4 --launch-count 1 --section SpeedOfLight --section LaunchStats \
+      --section Occupancy --section WarpStateStats --section SchedulerStats \
+      sgemm-tune tune --shapes "$(shapes "layout-$layout" "2048,2048,2048,${layout:0:1},${layout:1:1}")" \
+      --space "$d/space.yaml" --db "$d/tune.db" --lt-algos 0 --no-isolation >> "$log" 2>&1
+    cuobjdump -sass "$d"/cache/*.cubin > "$d/sass.txt" 2>&1
+    main_loop_opcodes "$d/sass.txt" >> "$log"
+    grep -E "^$layout|main loop|info: (NN|NT|TN|TT) |Duration|Registers Per|Achieved Occupancy|Block Limit Reg|Warp Cycles Per Issued|No Eligible|Issued Warp" \
+      "$log" | cut -c1-200
+  done
+}
+
+# main_loop_opcodes SASS: opcode counts of sgemm_main's main loop: the longest run of its
+# instructions with no more than 40 between two FFMAs (the unrolled stage).
+main_loop_opcodes() {
+  python3 - "$1" <<'PY'
+import collections, re, sys
+ops, inside = [], False
+for line in open(sys.argv[1]):
+    if "Function :" in line:
+        inside = "sgemm_main" in line
+        continue
+    m = re.match(r"\s+/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
+    if inside and m:
+        ops.append(m.group(2))
+ffma = [i for i, o in enumerate(ops) if o == "FFMA"]
+runs, start = [], 0
+for a, b in zip(range(len(ffma)), range(1, len(ffma) + 1)):
+    if b == len(ffma) or ffma[b] - ffma[a] > 40:
+        runs.append((ffma[start], ffma[a])); start = b
+lo, hi = max(runs, key=lambda r: r[1] - r[0]) if runs else (0, -1)
+c = collections.Counter(ops[lo:hi + 1])
+print(f"main loop: {hi - lo + 1} instructions: " + " ".join(f"{k} {v}" for k, v in c.most_common()))
 PY
 }
