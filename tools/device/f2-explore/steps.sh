@@ -1,7 +1,8 @@
 # F2 points outside its default spaces (deeper stream-K grids, wider K splits, tiles 32 wide:
 # the *.yaml here), every one of them on the public problems F2 takes in place (shapes.csv),
 # into a fresh database, to compare each problem's best with the shipped winner before adding
-# any point to configs/spaces. Phases: explore (default), layouts, min-blocks (below).
+# any point to configs/spaces. Phases: explore (default), layouts, min-blocks (below; results in
+# docs/results/f2-explore/).
 default_phase=explore
 
 phase_explore() {
@@ -38,25 +39,30 @@ phase_min-blocks() {
   best_by_knob "$res/min-blocks.db" MIN_BLOCKS
 }
 
-# best_by_knob DB KNOB: each problem's fastest candidate (screening median) at each value of KNOB,
-# cuBLAS in the same rounds.
+# best_by_knob DB KNOB: each problem's fastest F2 candidate (screening median) at each value of
+# KNOB, cuBLAS in the same rounds.
 best_by_knob() {
   python3 - "$1" "$2" <<'PY'
 import re, sqlite3, sys
 db, knob = sqlite3.connect(sys.argv[1]), sys.argv[2]
 for pid, m, n, k, ta, tb in db.execute(
         "SELECT id, m, n, k, transa, transb FROM problems ORDER BY id").fetchall():
+    # cuBLAS is timed in the screening rounds of some candidates only: the problem's median of those.
+    cublas = db.execute("""SELECT cublas_us FROM candidates WHERE problem_id = ? AND cublas_us IS NOT NULL
+                           ORDER BY cublas_us""", (pid,)).fetchall()
+    cublas = cublas[len(cublas) // 2][0] if cublas else float("nan")
     best = {}
-    for screen, cublas, regs, spill, config in db.execute(
-            """SELECT screen_median_us, cublas_us, registers, spill_bytes, config FROM candidates
-               WHERE problem_id = ? AND screen_median_us IS NOT NULL""", (pid,)):
+    for screen, regs, spill, config in db.execute(
+            """SELECT screen_median_us, registers, spill_bytes, config FROM candidates
+               WHERE problem_id = ? AND screen_median_us IS NOT NULL AND family = 'f2_tma'""",
+            (pid,)):
         v = re.search(rf"\b{knob}=(\d+)", config)
         v = int(v.group(1)) if v else None
         if v not in best or screen < best[v][0]:
-            best[v] = (screen, cublas, regs, spill, config)
-    print(f"{ta}{tb} {m}x{n}x{k}")
-    for v, (screen, cublas, regs, spill, config) in sorted(best.items(), key=lambda x: str(x[0])):
-        print(f"  {knob}={v}: {screen:9.2f} us (cuBLAS {cublas:9.2f}) {regs} regs {spill} spill {config}")
+            best[v] = (screen, regs, spill, config)
+    print(f"{ta}{tb} {m}x{n}x{k} (cuBLAS {cublas:.2f} us)")
+    for v, (screen, regs, spill, config) in sorted(best.items(), key=lambda x: str(x[0])):
+        print(f"  {knob}={v}: {screen:9.2f} us, {regs} registers, {spill} spilled: {config}")
 PY
 }
 
