@@ -68,7 +68,8 @@ PY
 
 # layouts: one F2 configuration ($CONFIG; default 128x128x16 in 8 warps of 32x64, 4 stages) on
 # 2048^3 in NT, NN, TN and TT: registers, the opcodes of sgemm_main's main loop (the span of
-# its unrolled stage, cuobjdump -sass), and Nsight Compute's occupancy and warp states.
+# its unrolled stage, cuobjdump -sass), and Nsight Compute's occupancy and warp states (with the
+# stall reasons: --print-details all).
 phase_layouts() {
   local cfg=${CONFIG:-BM=128,BN=128,BK=16,WM=32,WN=64,TM=8,TN=8,STAGES=4} layout
   for layout in NT NN TN TT; do
@@ -81,7 +82,7 @@ phase_layouts() {
     echo "$layout $cfg" > "$log"
     SGEMM_CACHE_DIR=$d/cache timeout 150 ncu --clock-control none --kernel-name regex:'^sgemm_main' \
       --launch-skip 4 --launch-count 1 --section SpeedOfLight --section LaunchStats \
-      --section Occupancy --section WarpStateStats --section SchedulerStats \
+      --section Occupancy --section WarpStateStats --section SchedulerStats --print-details all \
       sgemm-tune tune --shapes "$(shapes "layout-$layout" "2048,2048,2048,${layout:0:1},${layout:1:1}")" \
       --space "$d/space.yaml" --db "$d/tune.db" --lt-algos 0 --no-isolation >> "$log" 2>&1
     cuobjdump -sass "$d"/cache/*.cubin > "$d/sass.txt" 2>&1
