@@ -2,6 +2,7 @@
 // (its knobs, the constraints that prune them, which problems it can run and how to launch it).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -78,6 +79,10 @@ struct DeviceLimits {
   static constexpr int kSmemReservedPerBlock =
       1024;  // bytes an SM keeps per resident block (sm_80+)
 
+  // The registers per thread __launch_bounds__(threads, blocks) leaves.
+  std::int64_t register_cap(int threads, int blocks) const {
+    return regs_per_sm / std::max(1, threads * blocks);
+  }
   // Whether `blocks` resident blocks of `smem_bytes` each fit one SM's shared memory.
   bool smem_fits_blocks(int blocks, std::int64_t smem_bytes) const {
     return blocks * (smem_bytes + kSmemReservedPerBlock) <=

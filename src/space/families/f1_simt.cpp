@@ -142,7 +142,7 @@ class F1Simt final : public Family {
         {"min_blocks_binds",
          [lim](const Knobs& k) {
            const int blocks = knob(k, "MIN_BLOCKS");
-           const std::int64_t cap = lim.regs_per_sm / std::max(1, Shape(k).threads() * blocks);
+           const std::int64_t cap = lim.register_cap(Shape(k).threads(), blocks);
            return blocks == 1 || cap < std::min(255, lim.max_regs_per_thread);
          }},
         // Under a 128-register cap (64 accumulators, 256 threads, 2 blocks) NVRTC's ptxas spills
@@ -152,7 +152,7 @@ class F1Simt final : public Family {
            const Shape s(k);
            const int blocks = knob(k, "MIN_BLOCKS");
            const int threads = std::max(1, s.threads());
-           const bool capped = lim.regs_per_sm / (threads * blocks) <= 128;
+           const bool capped = lim.register_cap(threads, blocks) <= 128;
            return !capped || (s.bm + s.bn) * s.bk / threads <= 12;
          }},
         // A 3 x 2^j tile has 3 or 6 warps along a side, and its loaders issue more copies per

@@ -50,10 +50,6 @@ struct Shape : TileShape {
   int registers_estimate() const { return tm * tn + 4 * (tm + tn) + 30; }
   // Accumulators + one k step's fragments + addressing: what a register cap must leave.
   int registers_floor() const { return tm * tn + 2 * (tm + tn) + 16; }
-  // The register cap __launch_bounds__ sets for MIN_BLOCKS blocks per SM.
-  std::int64_t register_cap(const DeviceLimits& lim) const {
-    return lim.regs_per_sm / std::max(1, threads() * min_blocks);
-  }
 };
 
 std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
@@ -144,12 +140,14 @@ class F2Tma final : public Family {
         {"min_blocks_binds",
          [lim](const Knobs& k) {
            const Shape s(k);
-           return s.min_blocks == 1 || s.register_cap(lim) < std::min(255, lim.max_regs_per_thread);
+           return s.min_blocks == 1 || lim.register_cap(s.threads(), s.min_blocks) <
+                                           std::min(255, lim.max_regs_per_thread);
          }},
         {"min_blocks_register_floor",
          [lim](const Knobs& k) {
            const Shape s(k);
-           return s.min_blocks == 1 || s.register_cap(lim) >= s.registers_floor();
+           return s.min_blocks == 1 ||
+                  lim.register_cap(s.threads(), s.min_blocks) >= s.registers_floor();
          }},
         {"min_blocks_smem",
          [lim](const Knobs& k) {
