@@ -79,9 +79,16 @@ struct DeviceLimits {
   static constexpr int kSmemReservedPerBlock =
       1024;  // bytes an SM keeps per resident block (sm_80+)
 
-  // The registers per thread __launch_bounds__(threads, blocks) leaves.
+  static constexpr int kSubPartitions =
+      4;  // an SM's schedulers, each with a quarter of the registers
+
+  // The registers per thread __launch_bounds__(threads, blocks) leaves. A block's warps go round
+  // the four sub-partitions, each holding the registers of its own warps, allocated 8 per thread
+  // at a time: 2 blocks of 9 warps put 5 on one sub-partition, leaving 96, not 113.
   std::int64_t register_cap(int threads, int blocks) const {
-    return regs_per_sm / std::max(1, threads * blocks);
+    const int warps = std::max(1, (threads + 31) / 32 * blocks);
+    const int per_partition = (warps + kSubPartitions - 1) / kSubPartitions;
+    return regs_per_sm / kSubPartitions / (32 * per_partition) / 8 * 8;
   }
   // Whether `blocks` resident blocks of `smem_bytes` each fit one SM's shared memory.
   bool smem_fits_blocks(int blocks, std::int64_t smem_bytes) const {

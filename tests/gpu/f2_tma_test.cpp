@@ -12,6 +12,7 @@
 #include <array>
 
 #include "support/gpu_support.hpp"
+#include "support/problem_and_knobs.hpp"
 #include "verify/tolerance.hpp"
 
 namespace sgt {
@@ -76,6 +77,35 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
     shapes.push_back(shape);
   std::vector<testing::Case> cases;
   for (const Knobs& knobs : sample(default_configs(0), 5))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
+        }
+  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
+  RecordProperty("cases", static_cast<int>(cases.size()));
+}
+
+// A producer warp (PRODUCER = 1) on a sample of the in-place points, alone and with two blocks per
+// SM where that caps registers: the edge shapes in all four transposes, minimal and padded leading
+// dimensions, and a K of many stages, where every stage goes round the ring several times.
+TEST(F2Tma, ProducerWarpEdgeShapesAllTransposesPaddedLeadingDimensions) {
+  SGT_SKIP_WITHOUT_GPU();
+  std::vector<Knobs> in_place;
+  for (const Knobs& knobs : testing::default_space_configs_with(f2(), "PRODUCER", 1))
+    if (knob(knobs, "PACK") == 0) in_place.push_back(knobs);
+  std::vector<Knobs> configs;
+  for (const Knobs& knobs : sample(in_place, 4)) {
+    configs.push_back(knobs);
+    const Knobs capped = testing::with(knobs, "MIN_BLOCKS", 2);
+    if (failed_constraint(f2(), capped, DeviceLimits{}).empty()) configs.push_back(capped);
+  }
+  ASSERT_GE(configs.size(), 4u);
+  std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
+  shapes.push_back({300, 260, 1000});
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs)
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
         for (const auto& [m, n, k] : shapes) {

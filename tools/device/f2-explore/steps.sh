@@ -1,8 +1,8 @@
 # F2 points outside its default spaces (deeper stream-K grids, wider K splits, tiles 32 wide:
 # the *.yaml here), every one of them on the public problems F2 takes in place (shapes.csv),
 # into a fresh database, to compare each problem's best with the shipped winner before adding
-# any point to configs/spaces. Phases: explore (default), layouts, min-blocks (below; results in
-# docs/results/f2-explore/).
+# any point to configs/spaces. Phases: explore (default), layouts, min-blocks, producer (below;
+# results in docs/results/f2-explore/).
 default_phase=explore
 
 phase_explore() {
@@ -37,6 +37,37 @@ phase_min-blocks() {
     1024,1024,1024,N,N 2048,2048,2048,N,T 643,517,2645,T,N})" "$res/min-blocks" --strategy exhaustive \
     --time-budget $(( ${TIME_BUDGET:-540} - 40 ))
   best_by_knob "$res/min-blocks.db" MIN_BLOCKS
+}
+
+# producer: F2's unsplit tiles of the default space, in place, with and without a producer warp
+# (PRODUCER 0/1; MIN_BLOCKS 1-2 where the cap binds: 9-warp blocks need 96 registers for two per
+# SM), exhaustive, on aligned problems of the compute, linear, tall and small_k classes in every
+# layout, then each problem's best candidates by PRODUCER.
+phase_producer() {
+  mkdir -p "$res/producer"
+  printf 'family: f2_tma
+description: producer warp
+knobs:
+%s
+' "  BM: [64, 128, 256]
+  BN: [64, 128, 256]
+  BK: [16, 32]
+  WM: [32, 64]
+  WN: [32, 64]
+  TM: [8]
+  TN: [8, 16]
+  STAGES: [3, 4]
+  RASTER: [1]
+  STREAMK: [0]
+  SPLITK: [1]
+  PACK: [0]
+  MIN_BLOCKS: [1, 2]
+  PRODUCER: [0, 1]" > "$res/producer/space.yaml"
+  tune_into producer "${TIME_BUDGET:-420}" "$(shapes producer-shapes ${PROBLEMS:-2048,2048,2048,N,T \
+    2048,2048,2048,N,N 2048,2048,2048,T,N 2048,2048,2048,T,T 4096,4096,4096,N,T 5120,4096,5120,T,N \
+    78312,116,308,N,N 3772,3041,148,N,N})" "$res/producer" --strategy exhaustive \
+    --time-budget $(( ${TIME_BUDGET:-420} - 40 ))
+  best_by_knob "$res/producer.db" PRODUCER | tee "$res/producer-best.txt"
 }
 
 # best_by_knob DB KNOB: each problem's fastest F2 candidate (screening median) at each value of
