@@ -79,8 +79,8 @@ struct DeviceLimits {
   static constexpr int kSmemReservedPerBlock =
       1024;  // bytes an SM keeps per resident block (sm_80+)
 
-  static constexpr int kSubPartitions =
-      4;  // an SM's schedulers, each with a quarter of the registers
+  // An SM's schedulers, each with a quarter of the register file.
+  static constexpr int kSubPartitions = 4;
 
   // The registers per thread __launch_bounds__(threads, blocks) leaves. A block's warps go round
   // the four sub-partitions, each holding the registers of its own warps, allocated 8 per thread
