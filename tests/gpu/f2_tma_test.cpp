@@ -56,6 +56,21 @@ std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
   return out;
 }
 
+// Each configuration at each shape in all four transposes, on 16-byte operands with minimal
+// leading dimensions and with leading dimensions padded by 12 floats.
+std::vector<testing::Case> aligned_cases(const std::vector<Knobs>& configs,
+                                         const std::vector<std::array<int, 3>>& shapes) {
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : configs)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
+        }
+  return cases;
+}
+
 TEST(F2Tma, EveryDefaultConfigurationAtATailShapeAllTransposes) {
   SGT_SKIP_WITHOUT_GPU();
   const std::vector<Knobs> configs = default_configs(0);
@@ -75,14 +90,7 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
   for (const auto& shape : std::vector<std::array<int, 3>>{
            {1, 1000, 333}, {1000, 1, 333}, {129, 257, 8}, {260, 130, 31}, {1024, 512, 2048}})
     shapes.push_back(shape);
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : sample(default_configs(0), 5))
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : shapes) {
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
-        }
+  const std::vector<testing::Case> cases = aligned_cases(sample(default_configs(0), 5), shapes);
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
   RecordProperty("cases", static_cast<int>(cases.size()));
 }
@@ -104,14 +112,7 @@ TEST(F2Tma, ProducerWarpEdgeShapesAllTransposesPaddedLeadingDimensions) {
   ASSERT_GE(configs.size(), 4u);
   std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
   shapes.push_back({300, 260, 1000});
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : configs)
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : shapes) {
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
-        }
+  const std::vector<testing::Case> cases = aligned_cases(configs, shapes);
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
   RecordProperty("cases", static_cast<int>(cases.size()));
 }
