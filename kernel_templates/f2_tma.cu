@@ -16,7 +16,8 @@
 //
 // With PRODUCER = 1 the copies come from a warp of their own (warp specialization): the compute
 // warps never meet at a block barrier in the main loop; each hands a computed stage back through an
-// "empty" mbarrier of that stage, which the producer waits on before it refills the stage.
+// "empty" mbarrier of that stage, which the producer waits on before it refills the stage. The
+// producer leaves after its last copy; a split's epilogue meets among the compute warps alone.
 //
 // For problems with too few tiles to fill the GPU, K is shared out in the same launch, two ways:
 //   - SPLITK > 1 splits K over blockIdx.z: each split stores its partial tile to the workspace and
@@ -113,8 +114,8 @@ static_assert(STAGES >= 2, "at least a double buffer");
 static_assert(ALIGN_C == 1 || ALIGN_C == 2 || ALIGN_C == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && STREAMK >= 0, "knob ranges");
 static_assert(STREAMK == 0 || SPLITK == 1, "stream-K and split-K share out K in different ways");
-static_assert(PRODUCER == 0 || (PRODUCER == 1 && SPLITK == 1 && STREAMK == 0),
-              "a producer warp only where the epilogue has no block barrier (K not shared out)");
+static_assert(PRODUCER == 0 || (PRODUCER == 1 && STREAMK == 0),
+              "a producer warp only with a tile per block (stream-K's blocks run through tiles)");
 static_assert(WM % 8 == 0 && WN % 8 == 0 && kLanesM >= 4 && kLanesN >= 4,
               "a thread's first row is its lane index mod 8 (kcontig_addr)");
 
@@ -308,7 +309,8 @@ __device__ __forceinline__ void write_c(const SgemmArgs& args, int m0, int n0, i
   }
 }
 
-using Partials = PartialTile<TM, TN, kThreads>;
+// The compute warps' partial tiles: with PRODUCER, the producer warp has left by the epilogue.
+using Partials = PartialTile<TM, TN, kThreads - 32 * PRODUCER, PRODUCER == 1>;
 
 __device__ __forceinline__ void write_acc(const SgemmArgs& args, int m0, int n0, int a0, int b0,
                                           const float (&acc)[TM][TN]) {
@@ -480,7 +482,6 @@ __device__ __forceinline__ void run_tile(const SgemmArgs& args, const Ring& ring
       return;
     }
     for (int t = 0; t < ktiles; ++t) ring.compute_stage(t, acc);
-    write_acc(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
   } else {
     if (producer) {
 #pragma unroll
@@ -492,11 +493,11 @@ __device__ __forceinline__ void run_tile(const SgemmArgs& args, const Ring& ring
       if (producer && t + STAGES < ktiles)
         ring.load_stage(t % STAGES, m0, n0, k_begin + (t + STAGES) * BK);
     }
-    if (SPLITK > 1 && split)
-      reduce_splits(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
-    else
-      write_acc(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
   }
+  if (SPLITK > 1 && split)
+    reduce_splits(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
+  else
+    write_acc(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
 }
 
 }  // namespace f2

@@ -95,21 +95,24 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
   RecordProperty("cases", static_cast<int>(cases.size()));
 }
 
-// A producer warp (PRODUCER = 1) on a sample of the in-place points, alone and with two blocks per
-// SM where that caps registers: the edge shapes in all four transposes, minimal and padded leading
-// dimensions, and a K of many stages, where every stage goes round the ring several times.
+// A producer warp (PRODUCER = 1) on a sample of the in-place points, unsplit and split (the
+// splits' sum among the compute warps), alone and with two blocks per SM where that caps
+// registers: the edge shapes in all four transposes, minimal and padded leading dimensions, and a
+// K of many stages, where every stage goes round the ring several times.
 TEST(F2Tma, ProducerWarpEdgeShapesAllTransposesPaddedLeadingDimensions) {
   SGT_SKIP_WITHOUT_GPU();
-  std::vector<Knobs> in_place;
+  std::vector<Knobs> unsplit, split;
   for (const Knobs& knobs : testing::default_space_configs_with(f2(), "PRODUCER", 1))
-    if (knob(knobs, "PACK") == 0) in_place.push_back(knobs);
+    if (knob(knobs, "PACK") == 0) (knob(knobs, "SPLITK") > 1 ? split : unsplit).push_back(knobs);
+  std::vector<Knobs> picked = sample(unsplit, 3);
+  for (const Knobs& knobs : sample(split, 2)) picked.push_back(knobs);
   std::vector<Knobs> configs;
-  for (const Knobs& knobs : sample(in_place, 4)) {
+  for (const Knobs& knobs : picked) {
     configs.push_back(knobs);
     const Knobs capped = testing::with(knobs, "MIN_BLOCKS", 2);
     if (failed_constraint(f2(), capped, DeviceLimits{}).empty()) configs.push_back(capped);
   }
-  ASSERT_GE(configs.size(), 4u);
+  ASSERT_GE(configs.size(), 5u);
   std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
   shapes.push_back({300, 260, 1000});
   const std::vector<testing::Case> cases = aligned_cases(configs, shapes);
