@@ -14,11 +14,6 @@
 // The host encodes one tensor map per operand per launch (src/cuda/tensor_map.cpp) and passes
 // them after SgemmArgs as __grid_constant__ parameters.
 //
-// With PRODUCER = 1 the copies come from a warp of their own (warp specialization): the compute
-// warps never meet at a block barrier in the main loop; each hands a computed stage back through an
-// "empty" mbarrier of that stage, which the producer waits on before it refills the stage. The
-// producer leaves after its last copy; a split's epilogue meets among the compute warps alone.
-//
 // For problems with too few tiles to fill the GPU, K is shared out in the same launch, two ways:
 //   - SPLITK > 1 splits K over blockIdx.z: each split stores its partial tile to the workspace and
 //     the last split of a tile to arrive sums them all in split order (deterministic), writes C;
@@ -66,9 +61,6 @@
 #ifndef STREAMK
 #define STREAMK 0  // >0: stream-K over a persistent grid (the host sizes it: STREAMK blocks per SM)
 #endif
-#ifndef PRODUCER
-#define PRODUCER 0  // 1: one more warp issues the TMA copies; stages go back through empty barriers
-#endif
 // Problem class, from the ProblemKey. TMA needs 16-byte aligned A and B (the host copies them
 // aligned when they are not: PACK = 1); C is written in place at its own alignment class.
 // TRANS_A and TRANS_B are the layouts sgemm_main reads: with PACK = 2 the host copies K-contiguous
@@ -94,7 +86,7 @@ namespace f2 {
 
 constexpr int kWarpsM = BM / WM;
 constexpr int kWarpsN = BN / WN;
-constexpr int kThreads = 32 * (kWarpsM * kWarpsN + PRODUCER);  // the producer warp comes last
+constexpr int kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kLanesM = WM / TM;  // lane grid of a warp: kLanesM x kLanesN = 32
 constexpr int kLanesN = WN / TN;
 constexpr bool kKContigA = TRANS_A == 1;  // A stored k x m: each row of op(A) is K-contiguous
@@ -114,18 +106,12 @@ static_assert(STAGES >= 2, "at least a double buffer");
 static_assert(ALIGN_C == 1 || ALIGN_C == 2 || ALIGN_C == 4, "alignment class");
 static_assert(SPLITK >= 1 && RASTER >= 1 && STREAMK >= 0, "knob ranges");
 static_assert(STREAMK == 0 || SPLITK == 1, "stream-K and split-K share out K in different ways");
-static_assert(PRODUCER == 0 || (PRODUCER == 1 && STREAMK == 0),
-              "a producer warp only with a tile per block (stream-K's blocks run through tiles)");
 static_assert(WM % 8 == 0 && WN % 8 == 0 && kLanesM >= 4 && kLanesN >= 4,
               "a thread's first row is its lane index mod 8 (kcontig_addr)");
 
 // ---- mbarrier and TMA (PTX ISA 8.0, sm_90) --------------------------------------------------
 __device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// A consumer's arrival (release: its reads of the stage happen before the producer's refill).
-__device__ __forceinline__ void arrive(unsigned bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // Makes the initialized barriers visible to the async (TMA) proxy.
 __device__ __forceinline__ void fence_barrier_init() {
@@ -309,8 +295,7 @@ __device__ __forceinline__ void write_c(const SgemmArgs& args, int m0, int n0, i
   }
 }
 
-// The compute warps' partial tiles: with PRODUCER, the producer warp has left by the epilogue.
-using Partials = PartialTile<TM, TN, kThreads - 32 * PRODUCER, PRODUCER == 1>;
+using Partials = PartialTile<TM, TN, kThreads>;
 
 __device__ __forceinline__ void write_acc(const SgemmArgs& args, int m0, int n0, int a0, int b0,
                                           const float (&acc)[TM][TN]) {
@@ -365,9 +350,7 @@ __device__ __forceinline__ void finish_stream_k_tile(const SgemmArgs& args, cons
 // The shared ring of STAGES stages and their barriers, the operands' tensor maps, and where this
 // thread reads each stage.
 struct Ring {
-  // [STAGES] A stages, [STAGES] B stages, [STAGES] 8-byte "full" mbarriers (the copies landed),
-  // with PRODUCER [STAGES] "empty" ones after them (every compute warp is done with the stage).
-  unsigned sa0, sb0, bar0;
+  unsigned sa0, sb0, bar0;  // [STAGES] A stages, [STAGES] B stages, [STAGES] 8-byte mbarriers
   const TmaMap& map_a;
   const TmaMap& map_b;
   FragOrigin origin;
@@ -387,8 +370,6 @@ struct Ring {
       tma_load_2d(sb0 + 4u * s * kStageB, map_b, n0, k0, bar);
   }
 
-  __device__ __forceinline__ unsigned empty_bar(int s) const { return bar0 + 8u * (STAGES + s); }
-
   // Iteration t of this block's ring: wait for stage t % STAGES, compute it, hand it back.
   __device__ __forceinline__ void compute_stage(int t, float (&acc)[TM][TN]) const {
     const int s = t % STAGES;
@@ -396,22 +377,7 @@ struct Ring {
     const unsigned sa = sa0 + 4u * s * kStageA, sb = sb0 + 4u * s * kStageB;
 #pragma unroll
     for (int q = 0; q < BK / 4; ++q) mma_group(sa, sb, origin, q, acc);
-    if constexpr (PRODUCER) {
-      __syncwarp();  // the warp's reads of stage s are ordered before its one arrival
-      if (threadIdx.x % 32 == 0) arrive(empty_bar(s));
-    } else {
-      __syncthreads();  // every read of stage s retired before TMA overwrites it
-    }
-  }
-
-  // The producer warp's one working thread: fills stage t % STAGES with K tile t once every compute
-  // warp has handed back what the stage held before (K tile t - STAGES).
-  __device__ __forceinline__ void produce(int ktiles, int m0, int n0, int k_begin) const {
-    for (int t = 0; t < ktiles; ++t) {
-      const int s = t % STAGES;
-      if (t >= STAGES) wait_phase(empty_bar(s), static_cast<unsigned>(t / STAGES - 1) & 1u);
-      load_stage(s, m0, n0, k_begin + t * BK);
-    }
+    __syncthreads();  // every read of stage s retired before TMA overwrites it
   }
 };
 
@@ -476,23 +442,15 @@ __device__ __forceinline__ void run_tile(const SgemmArgs& args, const Ring& ring
   const int k_begin = split ? static_cast<int>(blockIdx.z) * args.k_slice : 0;
   const int k_end = split ? min(args.k, k_begin + args.k_slice) : args.k;
   const int ktiles = (k_end - k_begin + BK - 1) / BK;
-  if constexpr (PRODUCER) {
-    if (threadIdx.x >= kThreads - 32) {  // the producer warp: copies only, no epilogue
-      if (threadIdx.x == kThreads - 32) ring.produce(ktiles, m0, n0, k_begin);
-      return;
-    }
-    for (int t = 0; t < ktiles; ++t) ring.compute_stage(t, acc);
-  } else {
-    if (producer) {
+  if (producer) {
 #pragma unroll
-      for (int s = 0; s < STAGES; ++s)
-        if (s < ktiles) ring.load_stage(s, m0, n0, k_begin + s * BK);
-    }
-    for (int t = 0; t < ktiles; ++t) {
-      ring.compute_stage(t, acc);
-      if (producer && t + STAGES < ktiles)
-        ring.load_stage(t % STAGES, m0, n0, k_begin + (t + STAGES) * BK);
-    }
+    for (int s = 0; s < STAGES; ++s)
+      if (s < ktiles) ring.load_stage(s, m0, n0, k_begin + s * BK);
+  }
+  for (int t = 0; t < ktiles; ++t) {
+    ring.compute_stage(t, acc);
+    if (producer && t + STAGES < ktiles)
+      ring.load_stage(t % STAGES, m0, n0, k_begin + (t + STAGES) * BK);
   }
   if (SPLITK > 1 && split)
     reduce_splits(args, m0, n0, ring.origin.a0, ring.origin.b0, acc);
@@ -515,16 +473,12 @@ extern "C" __global__ void __launch_bounds__(f2::kThreads, MIN_BLOCKS)
   const unsigned bar0 = sb0 + 4u * STAGES * kStageB;
   const int tiles_m = (args.m + BM - 1) / BM;
   const int tiles_n = (args.n + BN - 1) / BN;
-  // Without PRODUCER, thread 0 issues the copies between its own computing.
-  const bool producer = threadIdx.x == (PRODUCER ? kThreads - 32 : 0);
+  const bool producer = threadIdx.x == 0;
   if (producer) {
     prefetch_map(map_a);
     prefetch_map(map_b);
 #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {
-      barrier_init(bar0 + 8u * s, 1);
-      if constexpr (PRODUCER) barrier_init(bar0 + 8u * (STAGES + s), kWarpsM * kWarpsN);
-    }
+    for (int s = 0; s < STAGES; ++s) barrier_init(bar0 + 8u * s, 1);
     fence_barrier_init();
   }
   __syncthreads();  // barriers initialized before anyone waits on them

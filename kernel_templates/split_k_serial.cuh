@@ -24,36 +24,12 @@ __device__ __forceinline__ bool split_k_last_to_arrive(unsigned* counter, int sp
   return __syncthreads_or(last) != 0;
 }
 
-// The same among the block's first `Threads` threads alone, at named barrier 1: where the others
-// (a producer warp) have left before the epilogue.
-template <int Threads>
-__device__ __forceinline__ bool split_k_last_to_arrive_among(unsigned* counter, int splits) {
-  static_assert(Threads % 32 == 0, "whole warps");
-  __threadfence();
-  asm volatile("bar.sync 1, %0;\n" ::"n"(Threads) : "memory");
-  bool last = false;
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-    last = atomicAdd(counter, 1u) == static_cast<unsigned>(splits - 1);
-    if (last) *counter = 0u;
-    __threadfence();
-  }
-  unsigned any;
-  asm volatile(
-      "{\n .reg .pred p, q;\n setp.ne.u32 q, %1, 0;\n bar.red.or.pred p, 1, %2, q;\n"
-      " selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(any)
-      : "r"(static_cast<unsigned>(last)), "n"(Threads)
-      : "memory");
-  return any != 0;
-}
-
 // Partial tiles of blocks whose Threads threads each hold Rows x Cols accumulators (Rows a
 // multiple of 4), kept in the threads' own layout: [group][thread] float4s, group (i / 4) * Cols +
 // j holding accumulator rows i..i+3 of column j. Every store and load is then a coalesced 128-bit
 // access of the thread's own accumulators and needs no bounds check. Pointers passed in are
-// this thread's first float4 of a partial tile. With Among, the Threads threads are the block's
-// first ones, not all of it (split_k_last_to_arrive_among).
-template <int Rows, int Cols, int Threads, bool Among = false>
+// this thread's first float4 of a partial tile.
+template <int Rows, int Cols, int Threads>
 struct PartialTile {
   static constexpr size_t kFloat4s = static_cast<size_t>(Rows / 4) * Cols * Threads;
 
@@ -106,10 +82,7 @@ struct PartialTile {
     const size_t split_float4s = static_cast<size_t>(gridDim.x) * kFloat4s;
     float4* const tile = reinterpret_cast<float4*>(args.workspace) + blockIdx.x * kFloat4s + threadIdx.x;
     store(tile + blockIdx.z * split_float4s, acc);
-    const bool last =
-        Among ? split_k_last_to_arrive_among<Threads>(args.tile_counters + blockIdx.x, args.k_splits)
-              : split_k_last_to_arrive(args.tile_counters + blockIdx.x, args.k_splits);
-    if (!last) return false;
+    if (!split_k_last_to_arrive(args.tile_counters + blockIdx.x, args.k_splits)) return false;
     sum(args.k_splits, [&](int z) { return tile + z * split_float4s; }, acc);
     return true;
   }

@@ -12,7 +12,6 @@
 #include <array>
 
 #include "support/gpu_support.hpp"
-#include "support/problem_and_knobs.hpp"
 #include "verify/tolerance.hpp"
 
 namespace sgt {
@@ -56,21 +55,6 @@ std::vector<Knobs> sample(const std::vector<Knobs>& all, std::size_t count) {
   return out;
 }
 
-// Each configuration at each shape in all four transposes, on 16-byte operands with minimal
-// leading dimensions and with leading dimensions padded by 12 floats.
-std::vector<testing::Case> aligned_cases(const std::vector<Knobs>& configs,
-                                         const std::vector<std::array<int, 3>>& shapes) {
-  std::vector<testing::Case> cases;
-  for (const Knobs& knobs : configs)
-    for (Op ta : {Op::N, Op::T})
-      for (Op tb : {Op::N, Op::T})
-        for (const auto& [m, n, k] : shapes) {
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
-          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
-        }
-  return cases;
-}
-
 TEST(F2Tma, EveryDefaultConfigurationAtATailShapeAllTransposes) {
   SGT_SKIP_WITHOUT_GPU();
   const std::vector<Knobs> configs = default_configs(0);
@@ -90,32 +74,14 @@ TEST(F2Tma, EdgeShapesAllTransposesPaddedLeadingDimensions) {
   for (const auto& shape : std::vector<std::array<int, 3>>{
            {1, 1000, 333}, {1000, 1, 333}, {129, 257, 8}, {260, 130, 31}, {1024, 512, 2048}})
     shapes.push_back(shape);
-  const std::vector<testing::Case> cases = aligned_cases(sample(default_configs(0), 5), shapes);
-  EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
-  RecordProperty("cases", static_cast<int>(cases.size()));
-}
-
-// A producer warp (PRODUCER = 1) on a sample of the in-place points, unsplit and split (the
-// splits' sum among the compute warps), alone and with two blocks per SM where that caps
-// registers: the edge shapes in all four transposes, minimal and padded leading dimensions, and a
-// K of many stages, where every stage goes round the ring several times.
-TEST(F2Tma, ProducerWarpEdgeShapesAllTransposesPaddedLeadingDimensions) {
-  SGT_SKIP_WITHOUT_GPU();
-  std::vector<Knobs> unsplit, split;
-  for (const Knobs& knobs : testing::default_space_configs_with(f2(), "PRODUCER", 1))
-    if (knob(knobs, "PACK") == 0) (knob(knobs, "SPLITK") > 1 ? split : unsplit).push_back(knobs);
-  std::vector<Knobs> picked = sample(unsplit, 3);
-  for (const Knobs& knobs : sample(split, 2)) picked.push_back(knobs);
-  std::vector<Knobs> configs;
-  for (const Knobs& knobs : picked) {
-    configs.push_back(knobs);
-    const Knobs capped = testing::with(knobs, "MIN_BLOCKS", 2);
-    if (failed_constraint(f2(), capped, DeviceLimits{}).empty()) configs.push_back(capped);
-  }
-  ASSERT_GE(configs.size(), 5u);
-  std::vector<std::array<int, 3>> shapes = testing::edge_shapes();
-  shapes.push_back({300, 260, 1000});
-  const std::vector<testing::Case> cases = aligned_cases(configs, shapes);
+  std::vector<testing::Case> cases;
+  for (const Knobs& knobs : sample(default_configs(0), 5))
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (const auto& [m, n, k] : shapes) {
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k), 0});
+          cases.push_back({knobs, testing::make_aligned_problem(ta, tb, m, n, k, 12), 0});
+        }
   EXPECT_EQ(expect_correct(cases), static_cast<int>(cases.size()));
   RecordProperty("cases", static_cast<int>(cases.size()));
 }

@@ -288,24 +288,6 @@ std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
   return for_each_case<RepeatOutcome>(family, cases, repeat_case);
 }
 
-void expect_compiles_without_spills(const Family& family, const std::vector<Case>& cases) {
-  std::vector<CompilePool::Job> jobs;
-  for (const Case& c : cases)
-    jobs.push_back([&family, &c] {
-      return compile_template(family.name() + ".cu", family.defines(c.knobs, c.problem), "sm_90");
-    });
-  CompilePool pool(std::move(jobs),
-                   static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const CompileResult r = pool.take(i);
-    const std::string what =
-        fmt::format("{} {}", knobs_to_string(cases[i].knobs), cases[i].problem.to_string());
-    ASSERT_TRUE(r.ok) << what << ":\n" << r.log.substr(0, 2000);
-    EXPECT_EQ(r.resources.spill_store_bytes + r.resources.spill_load_bytes, 0) << what << " spills";
-  }
-  ::testing::Test::RecordProperty("instances", static_cast<int>(cases.size()));
-}
-
 std::vector<Knobs> default_space_configs(const Family& family) {
   SearchSpace mine;
   for (FamilySpace& f : load_search_space(source_path("configs/spaces")).families)

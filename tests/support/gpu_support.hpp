@@ -90,10 +90,6 @@ struct RepeatOutcome {
 std::vector<RepeatOutcome> run_family_cases_twice(const Family& family,
                                                   const std::vector<Case>& cases);
 
-// Compiles each case's build for sm_90 on every core (no GPU needed); each must compile, without
-// spills. Records the count as the test's "instances" property.
-void expect_compiles_without_spills(const Family& family, const std::vector<Case>& cases);
-
 // The configurations of a family's default space (every file of configs/spaces naming it:
 // <family>.yaml and any further ones such as f2_tma_split_k.yaml), valid on sm_90.
 std::vector<Knobs> default_space_configs(const Family& family);

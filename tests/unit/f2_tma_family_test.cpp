@@ -26,9 +26,9 @@ const Family& f2() { return find_family("f2_tma"); }
 
 // The template's own defaults (kernel_templates/f2_tma.cu): 128x128x32, 8 warps of 32x64.
 Knobs base() {
-  return {{"BM", 128},    {"BN", 128}, {"BK", 32},        {"WM", 32},     {"WN", 64},
-          {"TM", 8},      {"TN", 8},   {"STAGES", 4},     {"RASTER", 1},  {"SPLITK", 1},
-          {"STREAMK", 0}, {"PACK", 0}, {"MIN_BLOCKS", 1}, {"PRODUCER", 0}};
+  return {{"BM", 128},    {"BN", 128}, {"BK", 32},       {"WM", 32},    {"WN", 64},
+          {"TM", 8},      {"TN", 8},   {"STAGES", 4},    {"RASTER", 1}, {"SPLITK", 1},
+          {"STREAMK", 0}, {"PACK", 0}, {"MIN_BLOCKS", 1}};
 }
 
 std::string why(const Knobs& k, const DeviceLimits& lim = {}) {
@@ -249,13 +249,19 @@ TEST(F2TmaFamily, DefinesCarryEveryKnobAndTheTransposes) {
   EXPECT_TRUE(has("-DTRANS_A=1"));
   EXPECT_TRUE(has("-DTRANS_B=0"));
   EXPECT_TRUE(has("-DALIGN_C=4"));
-  // Every knob but PACK (the launch's business), MIN_BLOCKS = 1 (no cap) and PRODUCER = 0 (no
-  // producer warp), which have no define, then ALIGN_C and the two transposes.
-  EXPECT_EQ(d.size(), f2().knob_names().size() - 3 + 3);
+  // Every knob but PACK (the launch's business) and MIN_BLOCKS = 1 (no cap, no define), then
+  // ALIGN_C and the two transposes.
+  EXPECT_EQ(d.size(), f2().knob_names().size() - 2 + 3);
 }
 
 TEST(F2TmaFamily, MinBlocksCapsRegistersOnlyWhereTheCapBindsAndLeavesTheFloor) {
   // 256 threads: 2 blocks cap 128 registers (64 accumulators and their fragments fit), 3 cap 80.
+  // The cap counts warps per sub-partition (a quarter of the registers each), 8 registers per
+  // thread at a time: 2 blocks of 9 warps put 5 on one, which leaves 96, not 65536 / 576.
+  EXPECT_EQ(kDevice.register_cap(256, 2), 128);
+  EXPECT_EQ(kDevice.register_cap(256, 3), 80);
+  EXPECT_EQ(kDevice.register_cap(288, 2), 96);
+  EXPECT_EQ(kDevice.register_cap(384, 1), 168);
   Knobs ring = base();
   ring["BK"] = 16, ring["STAGES"] = 3;  // 48 KB: three fit one SM
   EXPECT_EQ(why(with(ring, "MIN_BLOCKS", 2)), "");
@@ -278,25 +284,6 @@ TEST(F2TmaFamily, MinBlocksCapsRegistersOnlyWhereTheCapBindsAndLeavesTheFloor) {
   EXPECT_TRUE(
       contains(f2().defines(with(base(), "MIN_BLOCKS", 2), problem(64, 64, 64)), "-DMIN_BLOCKS=2"));
   EXPECT_GT(f2().complexity(with(base(), "MIN_BLOCKS", 2)), f2().complexity(base()));
-}
-
-TEST(F2TmaFamily, ProducerWarpComesOnTopOfTheComputeWarpsWithAnEmptyBarrierPerStage) {
-  const Knobs producer = with(base(), "PRODUCER", 1);
-  EXPECT_EQ(why(producer), "");
-  const LaunchGeometry g = f2().geometry(producer, problem(1024, 1024, 1024), kDevice);
-  EXPECT_EQ(g.block.x, 256u + 32u);
-  EXPECT_EQ(g.smem_bytes, 4u * 4u * 32u * 256u + 1024u + 2u * 32u);  // full and empty barriers
-  EXPECT_TRUE(contains(f2().defines(producer, problem(64, 64, 64)), "-DPRODUCER=1"));
-  EXPECT_FALSE(contains(f2().defines(base(), problem(64, 64, 64)), "-DPRODUCER=0"));
-  EXPECT_GT(f2().complexity(producer), f2().complexity(base()));
-  EXPECT_EQ(why(with(base(), "PRODUCER", 2)), "producer_0_or_1");
-  // A split's epilogue meets among the compute warps; stream-K runs several tiles through a ring.
-  EXPECT_EQ(why(with(producer, "SPLITK", 2)), "");
-  EXPECT_EQ(why(with(producer, "STREAMK", 1)), "producer_not_stream_k");
-  // 2 blocks of 9 warps put 5 on one sub-partition: a cap of 96 registers, not 65536 / 576.
-  EXPECT_EQ(kDevice.register_cap(288, 2), 96);
-  EXPECT_EQ(kDevice.register_cap(256, 2), 128);
-  EXPECT_EQ(kDevice.register_cap(384, 1), 168);
 }
 
 TEST(F2TmaFamily, GeometryBoxesEachOperandInItsOwnLayout) {
@@ -413,7 +400,6 @@ TEST(F2TmaFamily, ConfigurationsStoredBeforeSplitKDoNotSplit) {
   old.erase("STREAMK");
   old.erase("PACK");
   old.erase("MIN_BLOCKS");
-  old.erase("PRODUCER");
   EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSPLITK=1"));
   EXPECT_TRUE(contains(f2().defines(old, problem(100, 200, 300)), "-DSTREAMK=0"));
   EXPECT_EQ(f2().geometry(old, problem(4096, 128, 4096), kDevice).k_splits, 1);

@@ -3,8 +3,7 @@
 // launch geometry (split-K over blockIdx.z or stream-K over a persistent grid, summed in the
 // kernel), the tensor-map boxes the launch encodes and, with PACK = 1, room for the aligned copies
 // of A and B it makes of operands TMA cannot address in place; with PACK = 2, the transposed copies
-// of K-contiguous operands that let sgemm_main read both operands in its fastest layout; with
-// PRODUCER = 1, one more warp that issues the copies (warp specialization).
+// of K-contiguous operands that let sgemm_main read both operands in its fastest layout.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,38 +23,33 @@ namespace {
 constexpr int kAlignSlackBytes = 1024;  // the kernel rounds its ring up to a 1024-byte boundary
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"BM",      "BN",   "BK",         "WM",      "WN",
-                                             "TM",      "TN",   "STAGES",     "RASTER",  "SPLITK",
-                                             "STREAMK", "PACK", "MIN_BLOCKS", "PRODUCER"};
+  static const std::vector<std::string> n = {"BM",      "BN",   "BK",        "WM",     "WN",
+                                             "TM",      "TN",   "STAGES",    "RASTER", "SPLITK",
+                                             "STREAMK", "PACK", "MIN_BLOCKS"};
   return n;
 }
 
 bool in(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
 struct Shape : TileShape {
-  // Configurations stored before SPLITK, STREAMK, PACK, MIN_BLOCKS or PRODUCER existed did not
-  // share out K, pack, cap registers or have a producer warp.
-  int splitk, streamk, pack, min_blocks, producer;
+  // Configurations stored before SPLITK, STREAMK, PACK or MIN_BLOCKS existed did not share out
+  // K, pack or cap registers.
+  int splitk, streamk, pack, min_blocks;
   explicit Shape(const Knobs& k)
       : TileShape(k),
         splitk(k.contains("SPLITK") ? knob(k, "SPLITK") : 1),
         streamk(k.contains("STREAMK") ? knob(k, "STREAMK") : 0),
         pack(k.contains("PACK") ? knob(k, "PACK") : 0),
-        min_blocks(k.contains("MIN_BLOCKS") ? knob(k, "MIN_BLOCKS") : 1),
-        producer(k.contains("PRODUCER") ? knob(k, "PRODUCER") : 0) {}
-  int compute_threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
-  int threads() const { return compute_threads() > 0 ? compute_threads() + 32 * producer : 0; }
-  // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage (two with a
-  // producer warp: full and empty).
+        min_blocks(k.contains("MIN_BLOCKS") ? knob(k, "MIN_BLOCKS") : 1) {}
+  int threads() const { return (wm > 0 && wn > 0) ? 32 * (bm / wm) * (bn / wn) : 0; }
+  // Dense stages of A and B, the alignment slack and one 8-byte mbarrier per stage.
   std::int64_t smem_bytes() const {
-    return std::int64_t{4} * stages * bk * (bm + bn) + kAlignSlackBytes +
-           8 * stages * (1 + producer);
+    return std::int64_t{4} * stages * bk * (bm + bn) + kAlignSlackBytes + 8 * stages;
   }
   // Accumulators + fragments of 4 k steps + addressing.
   int registers_estimate() const { return tm * tn + 4 * (tm + tn) + 30; }
-  // Accumulators + one k step's fragments (not double-buffered) + addressing: what a register cap
-  // must leave (NT's 64 accumulators with a producer warp compile to 96 without spills).
-  int registers_floor() const { return tm * tn + (tm + tn) + 16; }
+  // Accumulators + one k step's fragments + addressing: what a register cap must leave.
+  int registers_floor() const { return tm * tn + 2 * (tm + tn) + 16; }
 };
 
 std::int64_t tile_count(const Shape& s, const ProblemKey& p) { return tile_count(p, s.bm, s.bn); }
@@ -130,13 +124,6 @@ class F2Tma final : public Family {
            return s.streamk == 0 || s.splitk == 1;
          }},
         {"pack_0_to_2", [](const Knobs& k) { return in(Shape(k).pack, 0, 2); }},
-        {"producer_0_or_1", [](const Knobs& k) { return in(Shape(k).producer, 0, 1); }},
-        // A producer warp fills one tile's ring; stream-K's blocks run through several tiles.
-        {"producer_not_stream_k",
-         [](const Knobs& k) {
-           const Shape s(k);
-           return s.producer == 0 || s.streamk == 0;
-         }},
         {"smem_fits",
          [lim](const Knobs& k) { return Shape(k).smem_bytes() <= lim.smem_optin_bytes; }},
         {"registers_estimate",
@@ -211,13 +198,11 @@ class F2Tma final : public Family {
   std::vector<std::string> defines(const Knobs& knobs, const ProblemKey& p) const override {
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n != "SPLITK" && n != "STREAMK" && n != "PACK" && n != "MIN_BLOCKS" && n != "PRODUCER")
+      if (n != "SPLITK" && n != "STREAMK" && n != "PACK" && n != "MIN_BLOCKS")
         out.push_back(fmt::format("-D{}={}", n, knob(knobs, n)));
-    // Only where they change the kernel: builds without them keep the options (and cache keys)
-    // they had.
+    // Only where it caps: builds without it keep the options (and cache keys) they had.
     if (const int blocks = Shape(knobs).min_blocks; blocks > 1)
       out.push_back(fmt::format("-DMIN_BLOCKS={}", blocks));
-    if (Shape(knobs).producer == 1) out.push_back("-DPRODUCER=1");
     out.push_back(fmt::format("-DSPLITK={}", split_k_define(Shape(knobs).splitk)));
     out.push_back(fmt::format("-DSTREAMK={}", Shape(knobs).streamk));
     // The kernel reads A and B through TMA (in place or packed); only C keeps the problem's
@@ -269,7 +254,7 @@ class F2Tma final : public Family {
   }
 
   Knobs knobs_added_later() const override {
-    return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}, {"MIN_BLOCKS", 1}, {"PRODUCER", 0}};
+    return {{"SPLITK", 1}, {"STREAMK", 0}, {"PACK", 0}, {"MIN_BLOCKS", 1}};
   }
 
   // Each optional mechanism adds one (split-K and packing two); TMA itself is one, so F1 wins a
@@ -277,7 +262,7 @@ class F2Tma final : public Family {
   int complexity(const Knobs& k) const override {
     const Shape s(k);
     return 1 + (s.stages - 2) + (knob(k, "RASTER") > 1 ? 1 : 0) + (s.splitk > 1 ? 2 : 0) +
-           (s.streamk > 0 ? 3 : 0) + (s.pack > 0 ? 2 : 0) + (s.min_blocks > 1 ? 1 : 0) + s.producer;
+           (s.streamk > 0 ? 3 : 0) + (s.pack > 0 ? 2 : 0) + (s.min_blocks > 1 ? 1 : 0);
   }
 };
 

@@ -1,8 +1,8 @@
 # F2 points outside its default spaces (deeper stream-K grids, wider K splits, tiles 32 wide:
 # the *.yaml here), every one of them on the public problems F2 takes in place (shapes.csv),
 # into a fresh database, to compare each problem's best with the shipped winner before adding
-# any point to configs/spaces. Phases: explore (default), layouts, min-blocks, producer,
-# producer-split (below; results in docs/results/f2-explore/).
+# any point to configs/spaces. Phases: explore (default), layouts, min-blocks (below; results in
+# docs/results/f2-explore/).
 default_phase=explore
 
 phase_explore() {
@@ -37,52 +37,6 @@ phase_min-blocks() {
     1024,1024,1024,N,N 2048,2048,2048,N,T 643,517,2645,T,N})" "$res/min-blocks" --strategy exhaustive \
     --time-budget $(( ${TIME_BUDGET:-540} - 40 ))
   best_by_knob "$res/min-blocks.db" MIN_BLOCKS
-}
-
-# producer: F2 with and without a producer warp (PRODUCER 0/1; MIN_BLOCKS 1-2 where the cap binds:
-# 9-warp blocks need 96 registers for two per SM), in place, exhaustive: the default space's
-# unsplit tiles on aligned problems of the compute, linear, tall and small_k classes in every
-# layout (PROBLEMS), then the split-K space's tiles split 2-4 ways on problems with too few tiles
-# (SPLIT_PROBLEMS; phase producer-split); each problem's best candidates by
-# PRODUCER.
-phase_producer() {
-  mkdir -p "$res/producer"
-  printf 'family: f2_tma\ndescription: unsplit\nknobs:\n%s\n  SPLITK: [1]\n' "$(producer_tiles)" \
-    > "$res/producer/space.yaml"
-  tune_into producer "${TIME_BUDGET:-300}" "$(shapes producer-shapes ${PROBLEMS:-2048,2048,2048,N,T \
-    2048,2048,2048,N,N 2048,2048,2048,T,N 4096,4096,4096,N,T 78312,116,308,N,N \
-    3772,3041,148,N,N})" "$res/producer" --strategy exhaustive \
-    --time-budget $(( ${TIME_BUDGET:-300} - 40 ))
-  best_by_knob "$res/producer.db" PRODUCER | tee "$res/producer-best.txt"
-}
-
-phase_producer-split() {
-  mkdir -p "$res/producer-split"
-  printf 'family: f2_tma\ndescription: split\nknobs:\n%s\n  SPLITK: [2, 3, 4]\n' \
-    "$(producer_tiles | sed 's/\[64, 128, 256\]/[64, 128]/; s/TN: \[8, 16\]/TN: [8]/')" \
-    > "$res/producer-split/space.yaml"
-  tune_into producer-split "${SPLIT_BUDGET:-200}" "$(shapes producer-split-shapes \
-    ${SPLIT_PROBLEMS:-1024,1024,1024,N,N 1024,1024,4096,T,N 100,10000,1000,N,N})" \
-    "$res/producer-split" --strategy exhaustive --time-budget $(( ${SPLIT_BUDGET:-200} - 40 ))
-  best_by_knob "$res/producer-split.db" PRODUCER | tee "$res/producer-split-best.txt"
-}
-
-# The tiles of the default space (unsplit; the split phase narrows them to the split-K space's),
-# with and without a producer warp, with and without a register cap for two blocks per SM.
-producer_tiles() {
-  echo "  BM: [64, 128, 256]
-  BN: [64, 128, 256]
-  BK: [16, 32]
-  WM: [32, 64]
-  WN: [32, 64]
-  TM: [8]
-  TN: [8, 16]
-  STAGES: [3, 4]
-  RASTER: [1]
-  STREAMK: [0]
-  PACK: [0]
-  MIN_BLOCKS: [1, 2]
-  PRODUCER: [0, 1]"
 }
 
 # best_by_knob DB KNOB: each problem's fastest F2 candidate (screening median) at each value of
