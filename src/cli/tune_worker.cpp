@@ -104,6 +104,7 @@ int tune_worker(const TuneArgs& a, const std::vector<Shape>& shapes, ProblemQueu
   options.max_candidates = a.max_candidates >= 0 ? a.max_candidates : kDefaultCandidateBudget;
   options.lt_algos = a.lt_algos;
   options.lt_split_variants = a.lt_splits;
+  options.lt_config_variants = a.lt_configs;
   options.problem_seconds = a.problem_time_budget_s;
   options.run_deadline = a.deadline;
   options.seed = a.seed;

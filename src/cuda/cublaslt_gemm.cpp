@@ -53,6 +53,42 @@ constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 
 
 double wave_fill(float waves) { return waves > 0 ? waves / std::ceil(waves) : 0.0; }
 
+// The reduction an algorithm's splits use: its own where it splits already, else one it supports,
+// partial sums in the compute type in the workspace first (what the heuristic picks for long K),
+// in place next. NONE where it supports none.
+std::uint32_t split_reduction_scheme(const cublasLtMatmulAlgo_t& algo) {
+  const auto own = algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+  if (own != CUBLASLT_REDUCTION_SCHEME_NONE) return own;
+  const auto mask = algo_capability<std::uint32_t>(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
+  for (const std::uint32_t s :
+       {CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, CUBLASLT_REDUCTION_SCHEME_INPLACE,
+        CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE})
+    if ((mask & s) != 0) return s;
+  return CUBLASLT_REDUCTION_SCHEME_NONE;
+}
+
+// The algorithm at `splits` split-K slices summed by `scheme`; false where cuBLASLt refuses either.
+bool set_split(cublasLtMatmulAlgo_t& algo, std::int32_t splits, std::uint32_t scheme) {
+  return cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits,
+                                              sizeof splits) == CUBLAS_STATUS_SUCCESS &&
+         cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
+                                              sizeof scheme) == CUBLAS_STATUS_SUCCESS;
+}
+
+// A capability that is a list of ids (tiles, stages); {0} (undefined) where the list is empty.
+std::vector<std::uint32_t> capability_ids(const cublasLtMatmulAlgo_t& algo,
+                                          cublasLtMatmulAlgoCapAttributes_t attribute) {
+  std::vector<std::uint32_t> ids(256);  // more than cuBLASLt has tiles or stages
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attribute, ids.data(),
+                                        ids.size() * sizeof(std::uint32_t),
+                                        &written) != CUBLAS_STATUS_SUCCESS)
+    written = 0;
+  ids.resize(std::min(ids.size(), written / sizeof(std::uint32_t)));
+  if (ids.empty()) ids.push_back(0);
+  return ids;
+}
+
 bool aligned(const void* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
@@ -157,44 +193,110 @@ std::vector<int> choose_split_counts(const std::vector<LtSplitTrial>& trials, in
   return out;
 }
 
+std::optional<LtAlgorithm> CublasLtGemm::accepted(const CublasLtPlan& plan,
+                                                  const cublasLtMatmulAlgo_t& algo) const {
+  cublasLtMatmulHeuristicResult_t r{};
+  if (cublasLtMatmulAlgoCheck(handle_.get(), plan.desc_.get(), plan.a_.get(), plan.b_.get(),
+                              plan.c_.get(), plan.c_.get(), &algo, &r) != CUBLAS_STATUS_SUCCESS ||
+      r.state != CUBLAS_STATUS_SUCCESS || r.workspaceSize > max_workspace_bytes_)
+    return std::nullopt;
+  return LtAlgorithm{algo, r.workspaceSize, r.wavesCount, describe(algo)};
+}
+
 void CublasLtGemm::add_split_k_variants(CublasLtPlan& plan, int count) const {
   if (count <= 0 || plan.algorithms_.empty()) return;
   const LtAlgorithm base = plan.algorithms_.front();
   if (base.waves <= 0 || wave_fill(base.waves) >= kWellFilled) return;
   if (algo_capability<std::int32_t>(base.algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) == 0) return;
-  // The algorithm's own reduction where it splits already, else one it supports: partial sums in
-  // the compute type in the workspace first (what the heuristic picks for long K), in place next.
-  auto scheme = algo_config<std::uint32_t>(base.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
-  if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE) {
-    const auto mask =
-        algo_capability<std::uint32_t>(base.algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
-    for (const std::uint32_t s :
-         {CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, CUBLASLT_REDUCTION_SCHEME_INPLACE,
-          CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE})
-      if ((mask & s) != 0 && scheme == CUBLASLT_REDUCTION_SCHEME_NONE) scheme = s;
-    if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE) return;
-  }
+  const std::uint32_t scheme = split_reduction_scheme(base.algo);
+  if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE) return;
   const auto current = algo_config<std::int32_t>(base.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
   std::vector<LtSplitTrial> trials;
-  std::vector<LtAlgorithm> accepted;
+  std::vector<LtAlgorithm> variants;
   for (const std::int32_t splits : kSplitCounts) {
     if (splits == current || splits > plan.problem_.k) continue;
     cublasLtMatmulAlgo_t algo = base.algo;
-    cublasLtMatmulHeuristicResult_t r{};
-    if (cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits,
-                                             sizeof splits) != CUBLAS_STATUS_SUCCESS ||
-        cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
-                                             sizeof scheme) != CUBLAS_STATUS_SUCCESS ||
-        cublasLtMatmulAlgoCheck(handle_.get(), plan.desc_.get(), plan.a_.get(), plan.b_.get(),
-                                plan.c_.get(), plan.c_.get(), &algo, &r) != CUBLAS_STATUS_SUCCESS ||
-        r.state != CUBLAS_STATUS_SUCCESS || r.workspaceSize > max_workspace_bytes_)
-      continue;
-    trials.push_back({splits, r.wavesCount});
-    accepted.push_back({algo, r.workspaceSize, r.wavesCount, describe(algo)});
+    if (!set_split(algo, splits, scheme)) continue;
+    if (const auto ok = accepted(plan, algo)) {
+      trials.push_back({splits, ok->waves});
+      variants.push_back(*ok);
+    }
   }
   for (const int splits : choose_split_counts(trials, count))
     for (std::size_t i = 0; i < trials.size(); ++i)
-      if (trials[i].splits == splits) plan.algorithms_.push_back(accepted[i]);
+      if (trials[i].splits == splits) plan.algorithms_.push_back(variants[i]);
+}
+
+std::vector<std::size_t> choose_configurations(const std::vector<LtConfigTrial>& trials,
+                                               int count) {
+  std::vector<std::size_t> out(trials.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = i;
+  std::stable_sort(out.begin(), out.end(), [&](std::size_t x, std::size_t y) {
+    const LtConfigTrial &a = trials[x], &b = trials[y];
+    if (a.splits != b.splits) return a.splits < b.splits;
+    if (a.id_rank != b.id_rank) return a.id_rank < b.id_rank;
+    return a.order < b.order;
+  });
+  if (static_cast<int>(out.size()) > std::max(count, 0)) out.resize(std::max(count, 0));
+  return out;
+}
+
+void CublasLtGemm::add_configuration_variants(CublasLtPlan& plan, int count) const {
+  if (count <= 0 || plan.algorithms_.empty()) return;
+  std::vector<std::string> known;
+  std::vector<std::int32_t> ids;
+  for (const LtAlgorithm& a : plan.algorithms_) {
+    known.push_back(a.config);
+    const auto id = algo_config<std::int32_t>(a.algo, CUBLASLT_ALGO_CONFIG_ID);
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  std::vector<LtConfigTrial> trials;
+  std::vector<LtAlgorithm> variants;
+  for (std::size_t rank = 0; rank < ids.size(); ++rank) {
+    cublasLtMatmulAlgo_t base{};
+    if (cublasLtMatmulAlgoInit(handle_.get(), CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F,
+                               CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, ids[rank],
+                               &base) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    const bool can_split =
+        algo_capability<std::int32_t>(base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) != 0;
+    const std::uint32_t scheme = split_reduction_scheme(base);
+    int order = 0;
+    for (std::uint32_t tile : capability_ids(base, CUBLASLT_ALGO_CAP_TILE_IDS))
+      for (std::uint32_t stages : capability_ids(base, CUBLASLT_ALGO_CAP_STAGES_IDS)) {
+        cublasLtMatmulAlgo_t algo = base;
+        if (cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile,
+                                                 sizeof tile) != CUBLAS_STATUS_SUCCESS ||
+            cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
+                                                 sizeof stages) != CUBLAS_STATUS_SUCCESS)
+          continue;
+        ++order;
+        // Unsplit first: a tile and stages cuBLASLt refuses unsplit is not tried split.
+        const auto unsplit = accepted(plan, algo);
+        if (!unsplit) continue;
+        std::vector<LtAlgorithm> found = {*unsplit};
+        std::vector<int> splits_of = {1};
+        for (const std::int32_t splits : kSplitCounts) {
+          if (!can_split || scheme == CUBLASLT_REDUCTION_SCHEME_NONE ||
+              splits > plan.problem_.k / 8)
+            break;
+          cublasLtMatmulAlgo_t split = algo;
+          if (!set_split(split, splits, scheme)) continue;
+          if (const auto ok = accepted(plan, split)) {
+            found.push_back(*ok);
+            splits_of.push_back(splits);
+          }
+        }
+        for (std::size_t i = 0; i < found.size(); ++i) {
+          if (std::find(known.begin(), known.end(), found[i].config) != known.end()) continue;
+          known.push_back(found[i].config);
+          trials.push_back({splits_of[i], static_cast<int>(rank), order});
+          variants.push_back(found[i]);
+        }
+      }
+  }
+  for (const std::size_t i : choose_configurations(trials, count))
+    plan.algorithms_.push_back(variants[i]);
 }
 
 CublasLtPlan CublasLtGemm::plan_for(const ProblemKey& p, const cublasLtMatmulAlgo_t& algo) const {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -66,6 +67,20 @@ struct LtSplitTrial {
 std::vector<int> choose_split_counts(const std::vector<LtSplitTrial>& trials, int count,
                                      double fill = 0.85);
 
+// One configuration cuBLASLt accepted for a problem beyond its heuristic's list: an algorithm
+// id's tile and stages at a split-K count. id_rank is where the id first appears in the
+// heuristic's list, order where cuBLASLt lists the tile and stages among the id's capabilities.
+struct LtConfigTrial {
+  int splits = 1;
+  int id_rank = 0;
+  int order = 0;
+};
+// The configurations worth timing, as indices into `trials`, at most `count`: unsplit ones first,
+// then by split count, each count in the heuristic's order of ids, then cuBLASLt's order of tiles
+// and stages. Measured on 57 problems (H100, docs/findings.md, "cuBLASLt's tiles beyond its
+// heuristic"): the configurations that beat the heuristic's were unsplit or split 2-4 ways.
+std::vector<std::size_t> choose_configurations(const std::vector<LtConfigTrial>& trials, int count);
+
 // A cuBLASLt algorithm as the text a tuning database stores for a "cublaslt" winner: its
 // readable configuration, then the opaque cublasLtMatmulAlgo_t in hex, which cuBLASLt documents as
 // trivially serializable for reuse with the same library version:
@@ -102,6 +117,12 @@ class CublasLtGemm {
   // and the workspace (cublasLtMatmulAlgoCheck). Adds nothing otherwise.
   void add_split_k_variants(CublasLtPlan& plan, int count) const;
 
+  // Appends to the plan up to `count` configurations of its algorithms' ids that its heuristic did
+  // not list: every tile and stages each id's capabilities name, unsplit and at the split counts
+  // add_split_k_variants tries (at most K / 8), as choose_configurations orders them, each
+  // accepted by cublasLtMatmulAlgoCheck for the problem and the workspace.
+  void add_configuration_variants(CublasLtPlan& plan, int count) const;
+
   // A plan of one given algorithm (a stored winner), checked by cuBLASLt for this problem, this
   // library and the handle's workspace. Throws sgt::Error(not_supported) when cuBLASLt rejects it,
   // and as plan() otherwise.
@@ -124,6 +145,9 @@ class CublasLtGemm {
  private:
   // The descriptors of a plan (no algorithm yet), after validating the problem.
   CublasLtPlan describe_problem(const ProblemKey& problem) const;
+  // The algorithm as cuBLASLt accepts it for the plan's problem within the workspace, else none.
+  std::optional<LtAlgorithm> accepted(const CublasLtPlan& plan,
+                                      const cublasLtMatmulAlgo_t& algo) const;
 
   detail::LtPtr<cublasLtHandle_t, cublasLtDestroy> handle_;
   std::size_t max_workspace_bytes_ = 0;

@@ -7,14 +7,15 @@
 
 namespace sgt {
 
-LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, int top_k,
-                                 int split_variants, GemmChecker& checker, Timer& timer,
+LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key,
+                                 const LtSearch& search, GemmChecker& checker, Timer& timer,
                                  const OperandRotation& operands, cudaStream_t stream, float alpha,
                                  float beta, std::uint64_t timing_seed) {
   LtContender out;
   try {
-    out.plan.emplace(lt.plan(key, top_k));
-    lt.add_split_k_variants(*out.plan, split_variants);
+    out.plan.emplace(lt.plan(key, search.top_k));
+    lt.add_split_k_variants(*out.plan, search.split_variants);
+    lt.add_configuration_variants(*out.plan, search.config_variants);
   } catch (const Error& e) {
     out.note = e.what();
     return out;

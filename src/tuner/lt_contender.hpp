@@ -31,12 +31,20 @@ struct LtContender {
   std::string note;                  // why there is none
 };
 
-// Screens the correct algorithms of the heuristic's top `top_k`, and of its first algorithm at up
-// to `split_variants` other split-K counts (CublasLtGemm::add_split_k_variants), on the timing data
-// (the checker holds it again on return). Never throws for an algorithm or a plan cuBLASLt
-// rejects.
-LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key, int top_k,
-                                 int split_variants, GemmChecker& checker, Timer& timer,
+// How many of cuBLASLt's algorithms contend: the heuristic's top `top_k`, its first algorithm at up
+// to `split_variants` other split-K counts (CublasLtGemm::add_split_k_variants), and up to
+// `config_variants` other tiles, stages and split counts of the listed ids
+// (CublasLtGemm::add_configuration_variants).
+struct LtSearch {
+  int top_k = 8;
+  int split_variants = 0;
+  int config_variants = 0;
+};
+
+// Screens the correct algorithms of the search on the timing data (the checker holds it again on
+// return). Never throws for an algorithm or a plan cuBLASLt rejects.
+LtContender screen_lt_algorithms(const CublasLtGemm& lt, const ProblemKey& key,
+                                 const LtSearch& search, GemmChecker& checker, Timer& timer,
                                  const OperandRotation& operands, cudaStream_t stream, float alpha,
                                  float beta, std::uint64_t timing_seed);
 

@@ -476,9 +476,11 @@ void Tuner::Search::confirm_finalists() {
       std::min<std::size_t>(scored_.size(), std::max(1, s_.options.settings.measure.finalists));
   if (s_.lt) {
     const Clock::time_point t = Clock::now();
-    lt_ = screen_lt_algorithms(*s_.lt, key_, s_.options.lt_algos, s_.options.lt_split_variants,
-                               *checker_, s_.timer, *operands_, s_.stream.get(), problem_.alpha,
-                               problem_.beta, timing_seed_);
+    lt_ = screen_lt_algorithms(
+        *s_.lt, key_,
+        {s_.options.lt_algos, s_.options.lt_split_variants, s_.options.lt_config_variants},
+        *checker_, s_.timer, *operands_, s_.stream.get(), problem_.alpha, problem_.beta,
+        timing_seed_);
     spent_.lt_s += seconds_since(t);
     record_lt_screening();
   }

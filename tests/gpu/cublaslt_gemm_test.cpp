@@ -133,6 +133,45 @@ TEST(CublasLtGemm, SplitKVariantsAreCorrect) {
   }
 }
 
+// Other tiles, stages and split counts of the heuristic's ids, on every transpose, odd and padded
+// leading dimensions, a K below 8 (unsplit only) and one row: each is correct against cuBLAS and
+// FP64, none repeats a configuration already in the plan, and at most `count` are added.
+TEST(CublasLtGemm, ConfigurationVariantsAreCorrect) {
+  SGT_SKIP_WITHOUT_GPU();
+  const CublasLtGemm lt;
+  std::uint64_t seed = 401;
+  int variants = 0;
+  std::vector<ProblemKey> cases = problems();
+  cases.push_back(make_problem(Op::N, Op::N, 300, 200, 7));     // K < 8: no split
+  cases.push_back(make_problem(Op::N, Op::N, 356, 72, 32827));  // long_k, odd ldb
+  for (const ProblemKey& p : cases) {
+    CublasLtPlan plan = lt.plan(p, 2);
+    const int listed = plan.size();
+    lt.add_configuration_variants(plan, 6);
+    ASSERT_LE(plan.size(), listed + 6) << p.to_string();
+    std::set<std::string> seen;  // the heuristic may list one configuration twice, a variant not
+    for (int i = 0; i < plan.size(); ++i) {
+      const std::string& config = plan.algorithms()[static_cast<std::size_t>(i)].config;
+      if (i >= listed) {
+        EXPECT_EQ(seen.count(config), 0u) << p.to_string() << " repeats " << config;
+      }
+      seen.insert(config);
+    }
+    for (int i = listed; i < plan.size(); ++i) {
+      const LtAlgorithm& algorithm = plan.algorithms()[static_cast<std::size_t>(i)];
+      SCOPED_TRACE(p.to_string() + ", variant " + algorithm.config);
+      EXPECT_LE(algorithm.workspace_bytes, lt.workspace_bytes());
+      if (p.k < 16) {
+        EXPECT_EQ(split_field(algorithm.config), "splitk=1");
+      }
+      expect_correct(lt, plan, i, seed);
+      ++variants;
+    }
+  }
+  std::printf("%d configuration variants checked\n", variants);
+  EXPECT_GT(variants, 0) << "cuBLASLt lists more tiles than its heuristic returns";
+}
+
 TEST(CublasLtGemm, TopKLimitsTheAlgorithms) {
   SGT_SKIP_WITHOUT_GPU();
   const CublasLtGemm lt;

@@ -64,5 +64,17 @@ TEST(CublasLtConfig, SplitCountsFillTheirWaves) {
   EXPECT_EQ(choose_split_counts({{3, 1.0f}, {3, 1.0f}}, 4), (std::vector<int>{3}));
 }
 
+// Configurations beyond the heuristic's list: unsplit first, then by split count; within a count
+// in the heuristic's order of ids, then cuBLASLt's order of tiles and stages; at most `count`.
+TEST(CublasLtConfig, ConfigurationsUnsplitFirstInTheHeuristicsOrder) {
+  const std::vector<LtConfigTrial> trials = {{4, 0, 1}, {1, 1, 1}, {2, 0, 2},  {1, 0, 2},
+                                             {1, 0, 1}, {2, 1, 1}, {64, 0, 1}, {1, 1, 0}};
+  EXPECT_EQ(choose_configurations(trials, 8), (std::vector<std::size_t>{4, 3, 7, 1, 2, 5, 0, 6}));
+  EXPECT_EQ(choose_configurations(trials, 3), (std::vector<std::size_t>{4, 3, 7}));
+  EXPECT_TRUE(choose_configurations(trials, 0).empty());
+  EXPECT_TRUE(choose_configurations(trials, -1).empty());
+  EXPECT_TRUE(choose_configurations({}, 4).empty());
+}
+
 }  // namespace
 }  // namespace sgt

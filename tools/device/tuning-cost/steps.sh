@@ -29,7 +29,7 @@
 #     an earlier visit brought back ($STATE_DB, default .device-state/h100.db), into new.db, whose
 #     winners are exported (nvidia-h100.json or nvidia-h200.json, after the GPU; new.db comes back
 #     too): a kernel change measured on the problems it can move, the rest of the database kept;
-#     then the suites phase benches it.
+#     then the suites phase benches it (TUNE_ARGS: more tune options, e.g. "--lt-configs 0");
 #   compare: the problems of $SHAPES benched on new.db (what retune made) and on the database it
 #     started from ($STATE_DB), one after the other in one visit, against cuBLAS and cuBLASLt's
 #     best of 8: a kernel change measured on one unit, before and after;
@@ -165,7 +165,7 @@ phase_suites() {
 
 phase_retune() {
   cp "${STATE_DB:-.device-state/h100.db}" "$work/new.db"
-  timed retune sgemm-tune tune --shapes "$SHAPES" --db "$work/new.db" --retune --json
+  timed retune sgemm-tune tune --shapes "$SHAPES" --db "$work/new.db" --retune --json ${TUNE_ARGS:-}
   grep -E "^info: (NN|NT|TN|TT) .*us, cuBLAS" "$res/retune.log" | cut -c1-220
   local model=h100
   nvidia-smi -L | grep -q H200 && model=h200
