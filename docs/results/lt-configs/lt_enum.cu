@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    auto e_ = (x);                                                             \
-    if (e_ != 0) {                                                             \
+#define CK(x)                                                                    \
+  do {                                                                           \
+    auto e_ = (x);                                                               \
+    if (e_ != 0) {                                                               \
       std::fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, (int)e_); \
-      std::exit(1);                                                            \
-    }                                                                          \
+      std::exit(1);                                                              \
+    }                                                                            \
   } while (0)
 
 struct Prob {
@@ -66,9 +66,12 @@ static std::string describe(const cublasLtMatmulAlgo_t& a) {
   size_t w;
   cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
   cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
-  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &w);
-  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split, sizeof split, &w);
-  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &red, sizeof red, &w);
+  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages,
+                                       &w);
+  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split, sizeof split,
+                                       &w);
+  cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &red, sizeof red,
+                                       &w);
   cublasLtMatmulAlgoConfigGetAttribute(&a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &sw, sizeof sw, &w);
   char buf[128];
   std::snprintf(buf, sizeof buf, "id=%d tile=%u stages=%u split=%d red=%u sw=%u", id, tile, stages,
@@ -85,8 +88,8 @@ int main(int argc, char** argv) {
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#' || !std::isalpha((unsigned char)line[0])) continue;
     Prob p;
-    if (std::sscanf(line.c_str(), "%c,%c,%d,%d,%d,%d,%d,%d", &p.ta, &p.tb, &p.m, &p.n, &p.k,
-                    &p.lda, &p.ldb, &p.ldc) == 8)
+    if (std::sscanf(line.c_str(), "%c,%c,%d,%d,%d,%d,%d,%d", &p.ta, &p.tb, &p.m, &p.n, &p.k, &p.lda,
+                    &p.ldb, &p.ldc) == 8)
       probs.push_back(p);
   }
   CK(cudaMalloc(&flush_buf, kFlush));
@@ -102,7 +105,9 @@ int main(int argc, char** argv) {
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   std::mt19937 rng(7);
-  std::printf("problem | cublas_us | lt_top8_us | lt_enum_us | enum/cublas | enum/top8 | valid | screened | best\n");
+  std::printf(
+      "problem | cublas_us | lt_top8_us | lt_enum_us | enum/cublas | enum/top8 | valid | screened "
+      "| best\n");
   for (const Prob& p : probs) {
     const int ra = p.ta == 'N' ? p.m : p.k, ca = p.ta == 'N' ? p.k : p.m;
     const int rb = p.tb == 'N' ? p.k : p.n, cb = p.tb == 'N' ? p.n : p.k;
@@ -151,13 +156,14 @@ int main(int argc, char** argv) {
     cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 8, hr, &got);
     for (int i = 0; i < got; ++i)
       if (hr[i].state == CUBLAS_STATUS_SUCCESS)
-        cands.push_back({hr[i].algo, hr[i].workspaceSize, describe(hr[i].algo), 1e30f, 0, true, hr[i].wavesCount});
+        cands.push_back({hr[i].algo, hr[i].workspaceSize, describe(hr[i].algo), 1e30f, 0, true,
+                         hr[i].wavesCount});
     const size_t n_heur = cands.size();
 
     // Enumeration.
     int ids[256], nid = 0;
-    cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                             CUDA_R_32F, CUDA_R_32F, 256, ids, &nid);
+    cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                             CUDA_R_32F, 256, ids, &nid);
     const int splits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
     for (int ii = 0; ii < nid; ++ii) {
       cublasLtMatmulAlgo_t base;
@@ -272,18 +278,19 @@ int main(int argc, char** argv) {
         }
       err = std::sqrt(num / std::max(den, 1e-30));
     }
-    std::printf("%c%c %dx%dx%d ld=%d,%d,%d | %.2f | %.2f | %.2f | %.3f | %.3f | %zu | %zu | %s err=%.1e\n",
-                p.ta, p.tb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, blas_us, best_heur, best_enum,
-                blas_us / best_enum, best_heur / best_enum, valid, screened,
-                best_enum < 1e29f ? cands[best_j].desc.c_str() : "-", err);
+    std::printf(
+        "%c%c %dx%dx%d ld=%d,%d,%d | %.2f | %.2f | %.2f | %.3f | %.3f | %zu | %zu | %s err=%.1e\n",
+        p.ta, p.tb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, blas_us, best_heur, best_enum,
+        blas_us / best_enum, best_heur / best_enum, valid, screened,
+        best_enum < 1e29f ? cands[best_j].desc.c_str() : "-", err);
     std::printf("  heuristic:");
     for (size_t i = 0; i < n_heur; ++i)
       std::printf(" [%s w=%.2f %.2fus]", cands[i].desc.c_str(), cands[i].waves, cands[i].fin);
     std::printf("\n  enumerated:");
     for (size_t j = 0; j < order.size(); ++j)
       if (!cands[order[j]].heuristic)
-        std::printf(" [%s w=%.2f s=%.2f f=%.2f]", cands[order[j]].desc.c_str(), cands[order[j]].waves,
-                    cands[order[j]].screen, cands[order[j]].fin);
+        std::printf(" [%s w=%.2f s=%.2f f=%.2f]", cands[order[j]].desc.c_str(),
+                    cands[order[j]].waves, cands[order[j]].screen, cands[order[j]].fin);
     std::printf("\n");
     std::fflush(stdout);
     cublasLtMatmulPreferenceDestroy(pref);
