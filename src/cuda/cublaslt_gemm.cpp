@@ -195,6 +195,13 @@ std::vector<int> choose_split_counts(const std::vector<LtSplitTrial>& trials, in
 
 std::optional<LtAlgorithm> CublasLtGemm::accepted(const CublasLtPlan& plan,
                                                   const cublasLtMatmulAlgo_t& algo) const {
+  // The check sees no pointers: an algorithm that needs more alignment than the problem's class
+  // promises (which the heuristic's preferences filter) is refused here.
+  for (const cublasLtMatmulAlgoCapAttributes_t attribute :
+       {CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES})
+    if (algo_capability<std::uint32_t>(algo, attribute) > plan.alignment_bytes_)
+      return std::nullopt;
   cublasLtMatmulHeuristicResult_t r{};
   if (cublasLtMatmulAlgoCheck(handle_.get(), plan.desc_.get(), plan.a_.get(), plan.b_.get(),
                               plan.c_.get(), plan.c_.get(), &algo, &r) != CUBLAS_STATUS_SUCCESS ||
