@@ -27,9 +27,9 @@ struct TuneArgs {
   std::string shapes, db, space, settings, clocks = "observe", lock_clocks;
   std::string strategy = "model", arch, devices;
   int max_candidates = -1, compile_threads = 0, device = 0;
-  int lt_algos = 8;    // cuBLASLt's top K contend for each winner (0: cuBLAS only)
-  int lt_splits = 0;   // and its first algorithm at up to this many other split-K counts
-  int lt_configs = 0;  // and up to this many other tiles, stages and splits of the listed ids
+  int lt_algos = 8;     // cuBLASLt's top K contend for each winner (0: cuBLAS only)
+  int lt_splits = 0;    // and its first algorithm at up to this many other split-K counts
+  int lt_configs = 64;  // and up to this many other tiles, stages and splits of the listed ids
   std::uint64_t seed = 20261201;
   bool retune = false, no_cache = false, no_isolation = false, json = false, compile_only = false;
   // With --retune: the database's last run before this command; later runs are this command's

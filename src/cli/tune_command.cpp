@@ -379,7 +379,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 16));
   cmd->add_option("--lt-configs", args->lt_configs,
                   "Also up to N other tiles, stages and split-K counts of the heuristic's "
-                  "algorithms, unsplit ones first (default 0: the heuristic's list only)")
+                  "algorithms, unsplit ones first (default 64; 0: the heuristic's list only)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--problem-time-budget", args->problem_time_budget_s,
                   "Seconds of searching per problem; then the best so far are confirmed")

@@ -33,11 +33,11 @@ struct TuneOptions {
   TuningSettings settings;
   int compile_threads = 0;  // 0: one per core
   Strategy strategy = Strategy::model;
-  int max_candidates = 0;      // per problem; 0: all
-  int lt_algos = 8;            // cuBLASLt's top K contend for the winner; 0: none
-  int lt_split_variants = 0;   // and its first algorithm at up to this many split-K counts
-  int lt_config_variants = 0;  // and up to this many other tiles, stages and splits of its ids
-  double problem_seconds = 0;  // wall-time budget per problem; 0: none
+  int max_candidates = 0;       // per problem; 0: all
+  int lt_algos = 8;             // cuBLASLt's top K contend for the winner; 0: none
+  int lt_split_variants = 0;    // and its first algorithm at up to this many split-K counts
+  int lt_config_variants = 64;  // and up to this many other tiles, stages and splits of its ids
+  double problem_seconds = 0;   // wall-time budget per problem; 0: none
   // Wall-time budget of the whole run (across worker restarts); the epoch means none.
   std::chrono::system_clock::time_point run_deadline{};
   std::uint64_t seed = 20261201;      // data seed, recorded with the run
