@@ -38,7 +38,7 @@ struct LtContender {
 struct LtSearch {
   int top_k = 8;
   int split_variants = 0;
-  int config_variants = 0;
+  int config_variants = 64;  // as TuneOptions::lt_config_variants
 };
 
 // Screens the correct algorithms of the search on the timing data (the checker holds it again on
